@@ -1,0 +1,82 @@
+use glam::Vec2;
+
+/// Names the pair of features (vertex, edge, arc, half of a sector…) that
+/// produced a contact point, so the world can match a point with the same
+/// point of the previous step and warm-start its impulses.
+///
+/// The id is built from one small feature number per shape; it is stable as
+/// long as the same features stay in contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FeatureId(pub u16);
+
+impl FeatureId {
+    /// The id of the contact between feature `a` of shape A and feature `b` of shape B.
+    #[inline]
+    pub const fn new(a: u8, b: u8) -> FeatureId {
+        FeatureId(((a as u16) << 8) | b as u16)
+    }
+
+    /// The same contact seen with the shapes swapped.
+    #[inline]
+    pub const fn swapped(self) -> FeatureId {
+        FeatureId(self.0.rotate_left(8))
+    }
+}
+
+/// One contact point.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ManifoldPoint {
+    /// World position of the point: midway between the two surfaces.
+    pub point: Vec2,
+    /// Signed distance between the surfaces along the normal; negative when
+    /// the shapes overlap, positive (up to the margin) for speculative points.
+    pub separation: f32,
+    /// Which features touch here.
+    pub id: FeatureId,
+}
+
+/// The contact between two shapes: a shared normal and up to two points.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContactManifold {
+    /// Unit normal in world space, pointing from shape A to shape B.
+    pub normal: Vec2,
+    /// The contact points; only the first `count` are meaningful.
+    pub points: [ManifoldPoint; 2],
+    /// How many points there are: 0 (apart by more than the margin), 1 or 2.
+    pub count: usize,
+}
+
+impl ContactManifold {
+    /// A manifold with no points.
+    pub const EMPTY: ContactManifold = ContactManifold {
+        normal: Vec2::ZERO,
+        points: [ManifoldPoint {
+            point: Vec2::ZERO,
+            separation: 0.0,
+            id: FeatureId(0),
+        }; 2],
+        count: 0,
+    };
+
+    /// The meaningful points.
+    #[inline]
+    pub fn points(&self) -> &[ManifoldPoint] {
+        &self.points[..self.count]
+    }
+
+    /// Whether there are no points.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The same contact seen from the other shape: the normal flips and each
+    /// feature id swaps its halves.
+    pub fn swapped(mut self) -> ContactManifold {
+        self.normal = -self.normal;
+        for p in &mut self.points[..self.count] {
+            p.id = p.id.swapped();
+        }
+        self
+    }
+}

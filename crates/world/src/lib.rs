@@ -1,0 +1,1 @@
+//! carom world
