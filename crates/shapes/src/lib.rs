@@ -10,9 +10,15 @@
 //!   sine ([`Rot`]) so that composing and applying rotations needs no trig;
 //! - every constructor validates its input and returns a [`ShapeError`] rather
 //!   than building a shape that would later produce NaN.
+//!
+//! See the crate README for the conventions of each query (normals, rays
+//! that start inside, segments, sectors).
+
+#![warn(missing_docs)]
 
 mod aabb;
 mod circle;
+mod crossing;
 mod error;
 mod mass;
 mod ray;

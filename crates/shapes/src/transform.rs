@@ -48,6 +48,9 @@ impl Rot {
     }
 
     /// The composition `self ∘ other` (apply `other` first).
+    // The name is part of the public API other crates use; an operator impl
+    // would be a second spelling of the same thing.
+    #[allow(clippy::should_implement_trait)]
     #[inline]
     pub fn mul(self, other: Rot) -> Rot {
         Rot {
