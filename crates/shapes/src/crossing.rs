@@ -94,10 +94,20 @@ pub(crate) fn edge_hit(ray: &Ray, t: f32, normal: Vec2) -> RayHit {
 }
 
 /// The candidate hit with the smallest fraction.
-pub(crate) fn earliest(hits: impl IntoIterator<Item = Option<RayHit>>) -> Option<RayHit> {
-    hits.into_iter()
-        .flatten()
-        .min_by(|x, y| x.fraction.total_cmp(&y.fraction))
+///
+/// A ray through a corner (a sector's apex or arc end) meets two pieces of
+/// the boundary at the same fraction; the tie goes to the normal that faces
+/// the ray most directly, the smaller `normal · translation`.
+pub(crate) fn earliest(
+    ray: &Ray,
+    hits: impl IntoIterator<Item = Option<RayHit>>,
+) -> Option<RayHit> {
+    let facing = |hit: &RayHit| hit.normal.dot(ray.translation);
+    hits.into_iter().flatten().min_by(|x, y| {
+        x.fraction
+            .total_cmp(&y.fraction)
+            .then(facing(x).total_cmp(&facing(y)))
+    })
 }
 
 #[cfg(test)]
@@ -186,8 +196,18 @@ mod tests {
             None,
             Some(edge_hit(&r, 0.2, Vec2::X)),
         ];
-        assert_eq!(earliest(hits).map(|h| h.fraction), Some(0.2));
-        assert_eq!(earliest([None, None]), None);
+        assert_eq!(earliest(&r, hits).map(|h| h.fraction), Some(0.2));
+        assert_eq!(earliest(&r, [None, None]), None);
+    }
+
+    #[test]
+    fn earliest_breaks_ties_towards_the_normal_facing_the_ray() {
+        let r = ray((0.0, 0.0), (1.0, 0.0));
+        let hits = [
+            Some(edge_hit(&r, 0.5, Vec2::Y)),
+            Some(edge_hit(&r, 0.5, -Vec2::X)),
+        ];
+        assert_eq!(earliest(&r, hits).map(|h| h.normal), Some(-Vec2::X));
     }
 
     #[test]

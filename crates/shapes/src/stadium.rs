@@ -120,7 +120,7 @@ impl Stadium {
             let t = disc_entry(ray, center, self.radius)?;
             Some(circle_hit(ray, t, center))
         };
-        earliest([side(1.0), side(-1.0), cap(self.a), cap(self.b)])
+        earliest(ray, [side(1.0), side(-1.0), cap(self.a), cap(self.b)])
     }
 
     /// The area: a `2r × L` rectangle plus one disc, `2rL + π r²`.

@@ -20,14 +20,17 @@ impl Sector {
         }
         let [near_arc, far_arc] = self.arc_hits(ray);
         if self.is_full_disc() {
-            return earliest([near_arc, far_arc]);
+            return earliest(ray, [near_arc, far_arc]);
         }
-        earliest([
-            near_arc,
-            far_arc,
-            self.start_edge_hit(ray),
-            self.end_edge_hit(ray),
-        ])
+        earliest(
+            ray,
+            [
+                near_arc,
+                far_arc,
+                self.start_edge_hit(ray),
+                self.end_edge_hit(ray),
+            ],
+        )
     }
 
     /// The ray's crossings of the circle that lie on the arc.
@@ -158,6 +161,15 @@ mod tests {
         ] {
             assert_eq!(s.ray_cast(&r), None, "{r:?}");
         }
+    }
+
+    #[test]
+    fn ray_touching_only_the_apex_gets_the_edge_facing_it() {
+        // From the second quadrant through the apex into the fourth: both
+        // edges are met at the apex; only the +y edge's normal (−x) faces
+        // the ray.
+        let hit = sector(0.0, 90.0).ray_cast(&ray((-1.0, 1.0), (2.0, -2.0)));
+        assert_hit(hit, 0.5, (0.0, 0.0), (-1.0, 0.0));
     }
 
     #[test]
