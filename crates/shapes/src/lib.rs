@@ -1,19 +1,4 @@
-//! Geometry of a single 2D shape, the bottom layer of carom.
-//!
-//! This crate knows nothing of bodies or contacts. It answers questions about
-//! one shape in its own frame (or placed by a [`Transform`]): bounds, closest
-//! points, signed distance, containment, ray casts and mass properties.
-//!
-//! Conventions, shared by every carom crate:
-//! - units are metres, kilograms, seconds and radians;
-//! - angles grow counter-clockwise, and a rotation is stored as its cosine and
-//!   sine ([`Rot`]) so that composing and applying rotations needs no trig;
-//! - every constructor validates its input and returns a [`ShapeError`] rather
-//!   than building a shape that would later produce NaN.
-//!
-//! See the crate README for the conventions of each query (normals, rays
-//! that start inside, segments, sectors).
-
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod aabb;
