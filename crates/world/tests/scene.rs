@@ -518,7 +518,7 @@ fn the_body_limit_is_inclusive() {
 
 #[test]
 fn many_shaped_templates_hit_the_shape_limit() {
-    let shapes = vec!["Circle(radius: 0.5)"; 5].join(", ");
+    let shapes = ["Circle(radius: 0.5)"; 5].join(", ");
     let text = one_grid(&format!(
         "origin: (0.0, 0.0), columns: 1000, rows: 10000, spacing: (1.0, 1.0),
          body: Body(shapes: [{shapes}])"
