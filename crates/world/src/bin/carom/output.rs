@@ -3,7 +3,7 @@
 //! Numbers are written as `f32`, whose shortest decimal form reads back as
 //! the very same `f32`, so a JSON state can be compared bit for bit.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 
 use carom::{BodyRef, World};
 use serde::ser::{Serialize, Serializer};
@@ -19,15 +19,18 @@ pub fn time_of(world: &World) -> f32 {
 }
 
 /// Writes the final state: steps, time, hash and every body, one line.
-pub fn write_state(out: &mut impl Write, world: &World) -> serde_json::Result<()> {
+pub fn write_state(out: impl Write, world: &World) -> serde_json::Result<()> {
     let state = FinalState {
         steps: world.step_count(),
         time: time_of(world),
         hash: hash_hex(world),
         bodies: Bodies(world),
     };
-    serde_json::to_writer(&mut *out, &state)?;
-    out.write_all(b"\n").map_err(serde_json::Error::io)
+    let mut out = BufWriter::new(out);
+    serde_json::to_writer(&mut out, &state)?;
+    out.write_all(b"\n")
+        .and_then(|()| out.flush())
+        .map_err(serde_json::Error::io)
 }
 
 #[derive(serde::Serialize)]

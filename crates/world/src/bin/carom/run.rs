@@ -48,14 +48,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(trace) = trace {
         trace.finish()?;
     }
-    let mut out = std::io::stdout().lock();
     if args.json {
-        write_state(&mut out, &setup.world)
+        write_state(std::io::stdout().lock(), &setup.world)
             .map_err(|e| Failure::Runtime(format!("cannot write the state: {e}")))
     } else {
         let threads = setup.pool.current_num_threads();
         let summary = RunSummary::new(&setup.name, &setup.world, wall, threads);
-        writeln!(out, "{summary}").map_err(|e| Failure::writing("the summary", e))
+        writeln!(std::io::stdout().lock(), "{summary}")
+            .map_err(|e| Failure::writing("the summary", e))
     }
 }
 
@@ -65,7 +65,7 @@ pub fn advance(
     steps: u64,
     mut trace: Option<&mut Trace>,
 ) -> Result<Duration, Failure> {
-    let last = world.step_count() + steps;
+    let last = world.step_count().saturating_add(steps);
     let progress = progress_bar(steps, world.body_count());
     let started = Instant::now();
     if let Some(trace) = trace.as_deref_mut() {
