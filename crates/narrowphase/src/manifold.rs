@@ -70,6 +70,50 @@ impl ContactManifold {
         self.count == 0
     }
 
+    /// The point with the smallest separation (the first one on ties), or
+    /// `None` when there are no points.
+    pub fn deepest(&self) -> Option<&ManifoldPoint> {
+        self.points().iter().reduce(|best, p| {
+            if p.separation < best.separation {
+                p
+            } else {
+                best
+            }
+        })
+    }
+
+    /// A manifold with one point.
+    pub(crate) fn single(
+        normal: Vec2,
+        point: Vec2,
+        separation: f32,
+        id: FeatureId,
+    ) -> ContactManifold {
+        let mut manifold = ContactManifold::EMPTY;
+        manifold.normal = normal;
+        manifold.points[0] = ManifoldPoint {
+            point,
+            separation,
+            id,
+        };
+        manifold.count = 1;
+        manifold
+    }
+
+    /// The manifold without the points whose separation exceeds `margin`,
+    /// keeping the order of the others.
+    pub(crate) fn within_margin(mut self, margin: f32) -> ContactManifold {
+        let mut kept = 0;
+        for i in 0..self.count {
+            if self.points[i].separation <= margin {
+                self.points[kept] = self.points[i];
+                kept += 1;
+            }
+        }
+        self.count = kept;
+        self
+    }
+
     /// The same contact seen from the other shape: the normal flips and each
     /// feature id swaps its halves.
     pub fn swapped(mut self) -> ContactManifold {
