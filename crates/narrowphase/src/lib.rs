@@ -73,15 +73,31 @@
 
 #![warn(missing_docs)]
 
+mod capsule;
 mod circle;
+mod collide;
+mod convex;
+mod distance;
+mod face;
 pub mod features;
 mod manifold;
+mod posed_sector;
+mod sector;
+mod sector_circle;
 mod segment_circle;
 mod segment_pair;
+mod separating_axis;
+mod stadium;
+mod tolerance;
 mod vector;
 
 pub use carom_shapes as shapes;
 pub use circle::{collide_circle_circle, collide_segment_circle, collide_stadium_circle};
+pub use collide::collide;
+pub use distance::{shape_distance, ShapeDistance};
 pub use manifold::{ContactManifold, FeatureId, ManifoldPoint};
+pub use sector::{collide_sector_sector, collide_sector_segment, collide_sector_stadium};
+pub use sector_circle::collide_sector_circle;
 pub use segment_circle::{segment_circle_offset, SegmentCircleOffset, COINCIDENT_NORMAL};
 pub use segment_pair::{closest_points_between_segments, SegmentPairClosest};
+pub use stadium::{collide_segment_stadium, collide_stadium_stadium};

@@ -1,0 +1,113 @@
+//! Contact between any two shapes: dispatch on the pair of kinds.
+//!
+//! Each unordered pair of kinds has one routine, written with the kinds in
+//! a fixed order (circle last, sector first); the reversed order calls it
+//! with the shapes swapped and swaps the result back with
+//! [`ContactManifold::swapped`]. Matching on the two enums costs a jump, no
+//! allocation and no trait objects, so this is fit for the world's hot loop.
+
+use carom_shapes::{Shape, Transform};
+
+use crate::circle::{collide_circle_circle, collide_segment_circle, collide_stadium_circle};
+use crate::sector::{collide_sector_sector, collide_sector_segment, collide_sector_stadium};
+use crate::sector_circle::collide_sector_circle;
+use crate::stadium::{collide_segment_stadium, collide_stadium_stadium};
+use crate::ContactManifold;
+
+/// The contact manifold between shape `a` placed by `xf_a` and shape `b`
+/// placed by `xf_b`, normal from A to B; points separated by more than
+/// `margin` are left out.
+///
+/// Two segments never collide (walls do not touch walls): that pair always
+/// gives an empty manifold.
+pub fn collide(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    margin: f32,
+) -> ContactManifold {
+    use Shape::{Circle, Sector, Segment, Stadium};
+    match (a, b) {
+        (Circle(a), Circle(b)) => collide_circle_circle(a, xf_a, b, xf_b, margin),
+        (Segment(a), Circle(b)) => collide_segment_circle(a, xf_a, b, xf_b, margin),
+        (Stadium(a), Circle(b)) => collide_stadium_circle(a, xf_a, b, xf_b, margin),
+        (Sector(a), Circle(b)) => collide_sector_circle(a, xf_a, b, xf_b, margin),
+        (Circle(a), Segment(b)) => collide_segment_circle(b, xf_b, a, xf_a, margin).swapped(),
+        (Circle(a), Stadium(b)) => collide_stadium_circle(b, xf_b, a, xf_a, margin).swapped(),
+        (Circle(a), Sector(b)) => collide_sector_circle(b, xf_b, a, xf_a, margin).swapped(),
+        (Segment(_), Segment(_)) => ContactManifold::EMPTY,
+        (Segment(a), Stadium(b)) => collide_segment_stadium(a, xf_a, b, xf_b, margin),
+        (Stadium(a), Segment(b)) => collide_segment_stadium(b, xf_b, a, xf_a, margin).swapped(),
+        (Stadium(a), Stadium(b)) => collide_stadium_stadium(a, xf_a, b, xf_b, margin),
+        (Sector(a), Segment(b)) => collide_sector_segment(a, xf_a, b, xf_b, margin),
+        (Segment(a), Sector(b)) => collide_sector_segment(b, xf_b, a, xf_a, margin).swapped(),
+        (Sector(a), Stadium(b)) => collide_sector_stadium(a, xf_a, b, xf_b, margin),
+        (Stadium(a), Sector(b)) => collide_sector_stadium(b, xf_b, a, xf_a, margin).swapped(),
+        (Sector(a), Sector(b)) => collide_sector_sector(a, xf_a, b, xf_b, margin),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use carom_shapes::{Circle, Sector, Segment, Stadium};
+    use glam::Vec2;
+
+    use super::*;
+    use crate::features::{CIRCLE, END_A};
+    use crate::FeatureId;
+
+    fn shapes() -> [Shape; 4] {
+        [
+            Circle::new(Vec2::ZERO, 0.5).unwrap().into(),
+            Segment::new(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0))
+                .unwrap()
+                .into(),
+            Stadium::new(Vec2::new(-0.5, 0.0), Vec2::new(0.5, 0.0), 0.3)
+                .unwrap()
+                .into(),
+            Sector::new(Vec2::ZERO, 1.0, 0.2, 2.0).unwrap().into(),
+        ]
+    }
+
+    #[test]
+    fn every_reversed_pair_is_the_swapped_manifold() {
+        let xf_a = Transform::new(Vec2::new(0.1, -0.2), 0.3);
+        let xf_b = Transform::new(Vec2::new(0.4, 0.5), -1.1);
+        for a in shapes() {
+            for b in shapes() {
+                let ab = collide(&a, &xf_a, &b, &xf_b, 0.1);
+                let ba = collide(&b, &xf_b, &a, &xf_a, 0.1);
+                if a.kind() == b.kind() {
+                    continue;
+                }
+                assert_eq!(ab, ba.swapped(), "{:?} vs {:?}", a.kind(), b.kind());
+            }
+        }
+    }
+
+    #[test]
+    fn walls_never_touch_walls() {
+        let wall: Shape = Segment::new(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0))
+            .unwrap()
+            .into();
+        let xf = Transform::new(Vec2::ZERO, 1.0);
+        assert!(collide(&wall, &Transform::IDENTITY, &wall, &xf, 1.0).is_empty());
+    }
+
+    #[test]
+    fn reversed_order_flips_normal_and_ids() {
+        let ball: Shape = Circle::new(Vec2::ZERO, 0.5).unwrap().into();
+        let wall: Shape = Segment::new(Vec2::new(0.0, 0.0), Vec2::new(2.0, 0.0))
+            .unwrap()
+            .into();
+        let xf = Transform::from_translation(Vec2::new(-0.3, 0.0));
+        let m = collide(&ball, &xf, &wall, &Transform::IDENTITY, 0.0);
+        assert_eq!(m.normal, Vec2::X);
+        assert!((m.points[0].separation + 0.2).abs() < 1e-6);
+        assert_eq!(m.points[0].id, FeatureId::new(CIRCLE, END_A));
+        let m = collide(&wall, &Transform::IDENTITY, &ball, &xf, 0.0);
+        assert_eq!(m.normal, -Vec2::X);
+        assert_eq!(m.points[0].id, FeatureId::new(END_A, CIRCLE));
+    }
+}
