@@ -10,17 +10,16 @@
 //! * nearest point inside an edge: `(c − q)·n` with `n` the edge's outward
 //!   normal, which is also the contact normal on either side of the edge;
 //! * nearest point on the arc: `|c − apex| − radius`, normal radial;
-//! * nearest point a corner or the apex: `±|c − q|` along `c − q`, negative
-//!   only at the apex of a sector wider than π, the one vertex the sector
-//!   wraps around.
+//! * nearest point a corner or the apex: `±|c − q|` along `c − q`. Only
+//!   the apex can be nearest to a centre inside the sector, and only when
+//!   the sweep is at least π (the sector then wraps around its apex, or is
+//!   flat there): inside a narrower sector one edge is always nearer.
 //!
 //! Because this reads the real boundary, it is exact for every sweep: a
 //! sector wider than π needs no splitting here. A centre exactly on the
 //! boundary takes the outward normal of the feature it lies on, and a
 //! centre exactly on the apex takes the start edge's. A full disc (sweep 2π)
 //! has no edges and is collided as a circle.
-
-use std::f32::consts::PI;
 
 use carom_shapes::{Circle, Sector, Transform};
 use glam::Vec2;
@@ -92,7 +91,7 @@ fn sector_offset(sector: &PosedSector, p: Vec2) -> SectorOffset {
     let (normal, signed_distance) = match nearest.feature {
         START_EDGE | END_EDGE => (nearest.outward, (p - nearest.point).dot(nearest.outward)),
         ARC => (nearest.outward, (p - sector.apex).length() - sector.radius),
-        APEX if sector.sweep > PI && sector.contains(p) => (
+        APEX if sector.contains(p) => (
             unit_and_length(nearest.point - p).map_or(nearest.outward, |(dir, _)| dir),
             -nearest.distance,
         ),
@@ -111,7 +110,7 @@ fn sector_offset(sector: &PosedSector, p: Vec2) -> SectorOffset {
 
 #[cfg(test)]
 mod tests {
-    use std::f32::consts::FRAC_PI_2;
+    use std::f32::consts::{FRAC_PI_2, PI};
 
     use super::*;
     use crate::features::{END_CORNER, START_CORNER};
@@ -206,6 +205,16 @@ mod tests {
         let m = collide_sector_circle(&pacman, &ID, &ball(-1.1, 0.0, 0.15), &ID, 0.0);
         assert_eq!(m.normal, -Vec2::X);
         assert!((m.points[0].separation + 0.05).abs() < 1e-6);
+    }
+
+    #[test]
+    fn half_disc_centre_above_the_apex_is_inside() {
+        // Every boundary point is 0.5 away; the apex is found first.
+        let half = Sector::new(Vec2::ZERO, 1.0, 0.0, PI).unwrap();
+        let m = collide_sector_circle(&half, &ID, &ball(0.0, 0.5, 0.25), &ID, 0.0);
+        assert_eq!(m.count, 1);
+        assert!((m.points[0].separation + 0.75).abs() < 1e-6);
+        assert!(close(m.normal, -Vec2::Y));
     }
 
     #[test]
