@@ -97,6 +97,9 @@ pub struct TimeOfImpact {
 /// The first fraction of the step at which shapes `a` and `b`, moving along
 /// their sweeps, come within `target` (clamped to ≥ 0) of each other.
 ///
+/// Two segments are walls, which never collide: they are always
+/// [`ToiState::Separated`].
+///
 /// The shapes never overlap by more than the tolerance below the target at
 /// the fraction returned. The result is deterministic: the same input gives
 /// the same fraction, bit for bit.
@@ -107,6 +110,13 @@ pub fn time_of_impact(
     sweep_b: &Sweep,
     target: f32,
 ) -> TimeOfImpact {
+    if let (Shape::Segment(_), Shape::Segment(_)) = (a, b) {
+        // Walls never collide with walls.
+        return TimeOfImpact {
+            fraction: 1.0,
+            state: ToiState::Separated,
+        };
+    }
     let target = target.max(0.0);
     translating_circle(a, sweep_a, b, sweep_b, target)
         .unwrap_or_else(|| conservative_advancement(a, sweep_a, b, sweep_b, target))
