@@ -18,6 +18,21 @@
 //! * the exact time of impact of a translating circle is the offset swept
 //!   along the circle's path.
 //!
+//! # Example
+//!
+//! ```
+//! use carom_narrowphase::collide;
+//! use carom_narrowphase::shapes::{Circle, Segment, Shape, Transform, Vec2};
+//!
+//! let floor: Shape = Segment::new(Vec2::new(-5.0, 0.0), Vec2::new(5.0, 0.0)).unwrap().into();
+//! let ball: Shape = Circle::new(Vec2::ZERO, 0.5).unwrap().into();
+//! let resting = Transform::from_translation(Vec2::new(0.0, 0.45));
+//! let m = collide(&floor, &Transform::IDENTITY, &ball, &resting, 0.02);
+//! assert_eq!(m.count, 1);
+//! assert_eq!(m.normal, Vec2::Y); // from A (the floor) to B (the ball)
+//! assert!((m.points[0].separation + 0.05).abs() < 1e-6); // 5 cm of overlap
+//! ```
+//!
 //! # Conventions
 //!
 //! * The manifold [`normal`](ContactManifold::normal) is a unit vector in
