@@ -1,0 +1,283 @@
+use carom_shapes::{Rot, Transform};
+use glam::Vec2;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{check_finite, check_non_negative, WorldError};
+
+slotmap::new_key_type! {
+    /// Names a body of a [`crate::World`]. Handles are generational: once
+    /// the body is removed, its handle is reported as stale forever, even if
+    /// the slot is reused.
+    pub struct BodyHandle;
+    /// Names a shape attached to a body of a [`crate::World`]; generational
+    /// like [`BodyHandle`].
+    pub struct ShapeHandle;
+}
+
+/// How a body takes part in the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum BodyKind {
+    /// Never moves; infinite mass.
+    Static,
+    /// Moves by its own velocities; pushes dynamic bodies but is never pushed.
+    Kinematic,
+    /// Simulated: gravity, contacts and impulses move it.
+    #[default]
+    Dynamic,
+}
+
+impl BodyKind {
+    /// The lower-case name used in outputs: `static`, `kinematic`, `dynamic`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BodyKind::Static => "static",
+            BodyKind::Kinematic => "kinematic",
+            BodyKind::Dynamic => "dynamic",
+        }
+    }
+}
+
+/// Surface and bulk properties of a shape.
+///
+/// When two shapes touch, carom combines their materials as follows:
+/// friction is the geometric mean `√(μa·μb)` (so a frictionless surface stays
+/// frictionless against anything) and restitution is the larger of the two
+/// (so a bouncy ball bounces on any floor).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Material {
+    /// Mass per unit area, kg/m². Default 1.
+    pub density: f32,
+    /// Coulomb friction coefficient, ≥ 0. Default 0.6.
+    pub friction: f32,
+    /// Coefficient of restitution in [0, 1]. Default 0.
+    pub restitution: f32,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material {
+            density: 1.0,
+            friction: 0.6,
+            restitution: 0.0,
+        }
+    }
+}
+
+impl Material {
+    /// Checks that every field is finite and in range.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        check_non_negative("material.density", self.density)?;
+        check_non_negative("material.friction", self.friction)?;
+        check_non_negative("material.restitution", self.restitution)?;
+        if self.restitution > 1.0 {
+            return Err(WorldError::invalid(
+                "material.restitution",
+                format!("must lie in [0, 1], got {}", self.restitution),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Friction of a touching pair: the geometric mean.
+    #[inline]
+    pub fn mix_friction(a: f32, b: f32) -> f32 {
+        (a * b).sqrt()
+    }
+
+    /// Restitution of a touching pair: the larger.
+    #[inline]
+    pub fn mix_restitution(a: f32, b: f32) -> f32 {
+        a.max(b)
+    }
+}
+
+/// Everything needed to create a body. Build one with [`BodyDef::dynamic`],
+/// [`BodyDef::kinematic`] or [`BodyDef::fixed`] and the chained setters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyDef {
+    /// Static, kinematic or dynamic.
+    pub kind: BodyKind,
+    /// World position of the body origin.
+    pub position: Vec2,
+    /// Rotation of the body frame, radians.
+    pub angle: f32,
+    /// Linear velocity of the centre of mass, m/s.
+    pub linear_velocity: Vec2,
+    /// Angular velocity, rad/s.
+    pub angular_velocity: f32,
+    /// A label echoed in outputs.
+    pub name: Option<String>,
+    /// Multiplies the world's gravity for this body. Default 1.
+    pub gravity_scale: f32,
+    /// Linear velocity damping, 1/s. Default 0.
+    pub linear_damping: f32,
+    /// Angular velocity damping, 1/s. Default 0.
+    pub angular_damping: f32,
+}
+
+impl Default for BodyDef {
+    fn default() -> Self {
+        BodyDef {
+            kind: BodyKind::Dynamic,
+            position: Vec2::ZERO,
+            angle: 0.0,
+            linear_velocity: Vec2::ZERO,
+            angular_velocity: 0.0,
+            name: None,
+            gravity_scale: 1.0,
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+        }
+    }
+}
+
+impl BodyDef {
+    /// A dynamic body at the origin.
+    pub fn dynamic() -> BodyDef {
+        BodyDef::default()
+    }
+
+    /// A kinematic body at the origin.
+    pub fn kinematic() -> BodyDef {
+        BodyDef {
+            kind: BodyKind::Kinematic,
+            ..BodyDef::default()
+        }
+    }
+
+    /// A static body at the origin.
+    pub fn fixed() -> BodyDef {
+        BodyDef {
+            kind: BodyKind::Static,
+            ..BodyDef::default()
+        }
+    }
+
+    /// Sets the position of the body origin.
+    pub fn position(mut self, x: f32, y: f32) -> BodyDef {
+        self.position = Vec2::new(x, y);
+        self
+    }
+
+    /// Sets the angle, radians.
+    pub fn angle(mut self, angle: f32) -> BodyDef {
+        self.angle = angle;
+        self
+    }
+
+    /// Sets the linear velocity.
+    pub fn velocity(mut self, vx: f32, vy: f32) -> BodyDef {
+        self.linear_velocity = Vec2::new(vx, vy);
+        self
+    }
+
+    /// Sets the angular velocity.
+    pub fn angular_velocity(mut self, w: f32) -> BodyDef {
+        self.angular_velocity = w;
+        self
+    }
+
+    /// Sets the label.
+    pub fn name(mut self, name: impl Into<String>) -> BodyDef {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Sets the gravity scale.
+    pub fn gravity_scale(mut self, scale: f32) -> BodyDef {
+        self.gravity_scale = scale;
+        self
+    }
+
+    /// Checks every number is finite and every damping non-negative.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        check_finite("position.x", self.position.x)?;
+        check_finite("position.y", self.position.y)?;
+        check_finite("angle", self.angle)?;
+        check_finite("velocity.x", self.linear_velocity.x)?;
+        check_finite("velocity.y", self.linear_velocity.y)?;
+        check_finite("angular_velocity", self.angular_velocity)?;
+        check_finite("gravity_scale", self.gravity_scale)?;
+        check_non_negative("linear_damping", self.linear_damping)?;
+        check_non_negative("angular_damping", self.angular_damping)?;
+        Ok(())
+    }
+}
+
+/// A body as the world stores it. Positions are kept both as the origin
+/// transform (what users and shapes see) and as the centre of mass (what
+/// the solver moves).
+#[derive(Debug, Clone)]
+pub(crate) struct Body {
+    pub handle: BodyHandle,
+    pub kind: BodyKind,
+    pub name: Option<String>,
+    /// Pose of the body origin.
+    pub transform: Transform,
+    /// Angle accumulated over every step, so it does not wrap at ±π.
+    pub angle: f32,
+    /// Centre of mass in world space.
+    pub center: Vec2,
+    /// Centre of mass in the body frame.
+    pub local_center: Vec2,
+    pub linear_velocity: Vec2,
+    pub angular_velocity: f32,
+    pub mass: f32,
+    pub inv_mass: f32,
+    pub inertia: f32,
+    pub inv_inertia: f32,
+    pub gravity_scale: f32,
+    pub linear_damping: f32,
+    pub angular_damping: f32,
+    /// Dense indices of this body's shapes.
+    pub shapes: Vec<u32>,
+    /// Radius of the largest disc the body surely contains around its
+    /// thinnest part; a body moving less than a fraction of it per step cannot
+    /// tunnel.
+    pub min_extent: f32,
+    /// Largest distance from the centre of mass to any point of the body.
+    pub max_extent: f32,
+}
+
+impl Body {
+    pub fn new(handle: BodyHandle, def: BodyDef) -> Body {
+        let transform = Transform {
+            translation: def.position,
+            rotation: Rot::from_angle(def.angle),
+        };
+        Body {
+            handle,
+            kind: def.kind,
+            name: def.name,
+            transform,
+            angle: def.angle,
+            center: def.position,
+            local_center: Vec2::ZERO,
+            linear_velocity: def.linear_velocity,
+            angular_velocity: def.angular_velocity,
+            mass: 0.0,
+            inv_mass: 0.0,
+            inertia: 0.0,
+            inv_inertia: 0.0,
+            gravity_scale: def.gravity_scale,
+            linear_damping: def.linear_damping,
+            angular_damping: def.angular_damping,
+            shapes: Vec::new(),
+            min_extent: 0.0,
+            max_extent: 0.0,
+        }
+    }
+
+    /// How far any point of the body may travel in `dt` at its current
+    /// velocities: `(|v| + |ω|·max_extent)·dt`.
+    #[inline]
+    pub fn motion_bound(&self, dt: f32) -> f32 {
+        (self.linear_velocity.length() + self.angular_velocity.abs() * self.max_extent) * dt
+    }
+
+    /// Whether the solver may change this body's velocity.
+    #[inline]
+    pub fn is_dynamic(&self) -> bool {
+        self.kind == BodyKind::Dynamic
+    }
+}

@@ -1,0 +1,376 @@
+//! Broadphase: which pairs of shapes are close enough to need a manifold.
+//!
+//! carom's worlds are mostly many small moving shapes of similar size
+//! (circles, capsules) and a few large fixed ones (walls). The broadphase
+//! is built for that case and stays O(n) per step:
+//!
+//! - **Small dynamic shapes** go into a uniform grid rebuilt every step by a
+//!   counting sort of their cell indices. The cell is at least as large as
+//!   every shape in it, so a shape can only overlap shapes whose centres lie
+//!   in its own or the eight neighbouring cells. Rebuilding costs two passes
+//!   over the shapes and needs no hashing and no incremental bookkeeping.
+//! - **Fixed shapes** (on static and kinematic bodies) and **large dynamic
+//!   shapes** (more than four times the median size, which would otherwise
+//!   force a coarse grid on everyone) live in bounding-volume trees: one for
+//!   static shapes, rebuilt only when they change, and one for shapes that
+//!   move, rebuilt every step (they are few).
+//!
+//! A sort-and-sweep or a dynamic tree would also work, but both pay
+//! O(n log n) or pointer chasing where the grid pays a counting sort.
+//!
+//! Pairs are produced per dynamic shape `a` in shape order with partners
+//! sorted, so the list comes out sorted by `(a, b)`. That order is
+//! independent of the thread count (work is split in fixed chunks) and lets
+//! the contact cache match last step's contacts with a linear merge.
+
+use carom_shapes::Aabb;
+use glam::Vec2;
+use rayon::prelude::*;
+
+use crate::body::{Body, BodyKind};
+use crate::collider::Collider;
+use crate::tree::AabbTree;
+
+/// A candidate pair of shapes (dense shape indices). `a` is always a shape
+/// of a dynamic body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Pair {
+    pub a: u32,
+    pub b: u32,
+}
+
+/// Dynamic shapes handed to one task when finding pairs in parallel. Fixed,
+/// so the split does not depend on the number of threads.
+const PAIR_CHUNK: usize = 256;
+
+/// Shapes larger than this multiple of the median dynamic shape leave the grid.
+const LARGE_FACTOR: f32 = 4.0;
+
+/// How a dynamic shape is indexed this step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// In the grid, in this cell.
+    Cell(u32),
+    /// In the moving tree.
+    Large,
+}
+
+/// Uniform grid over the small dynamic shapes.
+#[derive(Debug, Default)]
+struct Grid {
+    origin: Vec2,
+    inv_cell: f32,
+    columns: i32,
+    rows: i32,
+    /// `cell_start[c]..cell_start[c + 1]` indexes `items` for cell `c`.
+    cell_start: Vec<u32>,
+    /// Shape indices ordered by cell, then by shape index.
+    items: Vec<u32>,
+}
+
+impl Grid {
+    #[inline]
+    fn cell_coords(&self, p: Vec2) -> (i32, i32) {
+        let c = ((p - self.origin) * self.inv_cell).floor();
+        (
+            (c.x as i32).clamp(0, self.columns - 1),
+            (c.y as i32).clamp(0, self.rows - 1),
+        )
+    }
+
+    #[inline]
+    fn cell(&self, column: i32, row: i32) -> &[u32] {
+        let c = (row * self.columns + column) as usize;
+        &self.items[self.cell_start[c] as usize..self.cell_start[c + 1] as usize]
+    }
+}
+
+/// Finds candidate pairs each step. Keeps its buffers between steps so a
+/// step allocates nothing once sizes settle.
+#[derive(Debug, Default)]
+pub(crate) struct BroadPhase {
+    pairs: Vec<Pair>,
+    /// Per chunk: its pairs and a scratch list of partners.
+    chunk_pairs: Vec<(Vec<Pair>, Vec<u32>)>,
+    dynamic_shapes: Vec<u32>,
+    slots: Vec<Slot>,
+    sizes: Vec<f32>,
+    /// Per shape: its box grown by how far its body may move this step.
+    fat: Vec<Aabb>,
+    grid: Grid,
+    static_tree: AabbTree,
+    static_version: u64,
+    moving_tree: AabbTree,
+}
+
+impl BroadPhase {
+    /// Candidate pairs for this step, sorted by `(a, b)`. Two shapes pair up
+    /// when their boxes, each grown by how far its body may move in `dt` and
+    /// by `margin / 2`, overlap, their bodies differ and at least one body is
+    /// dynamic. `static_version` changes whenever a static shape was added,
+    /// removed or moved.
+    pub fn find_pairs(
+        &mut self,
+        bodies: &[Body],
+        colliders: &[Collider],
+        margin: f32,
+        dt: f32,
+        static_version: u64,
+    ) -> &[Pair] {
+        self.fatten(bodies, colliders, dt);
+        self.classify(bodies, colliders);
+        self.build_trees(bodies, colliders, static_version);
+        self.build_grid(margin);
+        self.collect_pairs(bodies, colliders, margin);
+        &self.pairs
+    }
+
+    /// Shapes of static and kinematic bodies whose boxes overlap `aabb`.
+    pub fn query_fixed(&self, aabb: &Aabb, bodies: &[Body], colliders: &[Collider], out: &mut Vec<u32>) {
+        out.clear();
+        self.static_tree.query(aabb, out);
+        let statics = out.len();
+        self.moving_tree.query(aabb, out);
+        let mut i = statics;
+        while i < out.len() {
+            let body = colliders[out[i] as usize].body as usize;
+            if bodies[body].kind == BodyKind::Dynamic {
+                out.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Grows each moving shape's box by its body's motion bound for the step.
+    fn fatten(&mut self, bodies: &[Body], colliders: &[Collider], dt: f32) {
+        self.fat.clear();
+        self.fat.extend(colliders.iter().map(|c| {
+            let body = &bodies[c.body as usize];
+            if body.kind == BodyKind::Static {
+                c.aabb
+            } else {
+                c.aabb.expanded(body.motion_bound(dt))
+            }
+        }));
+    }
+
+    /// Splits dynamic shapes into grid shapes and large ones.
+    fn classify(&mut self, bodies: &[Body], colliders: &[Collider]) {
+        self.dynamic_shapes.clear();
+        self.sizes.clear();
+        for (i, c) in colliders.iter().enumerate() {
+            if bodies[c.body as usize].kind == BodyKind::Dynamic {
+                self.dynamic_shapes.push(i as u32);
+                let fat = &self.fat[i];
+                let d = fat.max - fat.min;
+                self.sizes.push(d.x.max(d.y));
+            }
+        }
+        self.slots.clear();
+        self.slots.resize(colliders.len(), Slot::Large);
+        if self.dynamic_shapes.is_empty() {
+            return;
+        }
+        let median = {
+            let mid = self.sizes.len() / 2;
+            let mut scratch = self.sizes.clone();
+            let (_, m, _) = scratch.select_nth_unstable_by(mid, f32::total_cmp);
+            *m
+        };
+        let limit = LARGE_FACTOR * median.max(f32::MIN_POSITIVE);
+        for (k, &s) in self.dynamic_shapes.iter().enumerate() {
+            if self.sizes[k] <= limit {
+                self.slots[s as usize] = Slot::Cell(0);
+            }
+        }
+    }
+
+    fn build_trees(&mut self, bodies: &[Body], colliders: &[Collider], static_version: u64) {
+        if self.static_version != static_version || self.static_tree.is_empty() {
+            let statics = colliders
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| bodies[c.body as usize].kind == BodyKind::Static)
+                .map(|(i, c)| (i as u32, c.aabb));
+            self.static_tree.rebuild(statics);
+            self.static_version = static_version;
+        }
+        let slots = &self.slots;
+        let fat = &self.fat;
+        let moving = colliders.iter().enumerate().filter(|(i, c)| {
+            match bodies[c.body as usize].kind {
+                BodyKind::Static => false,
+                BodyKind::Kinematic => true,
+                BodyKind::Dynamic => slots[*i] == Slot::Large,
+            }
+        });
+        self.moving_tree
+            .rebuild(moving.map(|(i, _)| (i as u32, fat[i])));
+    }
+
+    /// Counting sort of grid shapes by the cell holding their box centre.
+    fn build_grid(&mut self, margin: f32) {
+        let mut lo = Vec2::splat(f32::INFINITY);
+        let mut hi = Vec2::splat(f32::NEG_INFINITY);
+        let mut largest: f32 = 0.0;
+        let mut count = 0usize;
+        for (k, &s) in self.dynamic_shapes.iter().enumerate() {
+            if self.slots[s as usize] != Slot::Large {
+                let c = self.fat[s as usize].center();
+                lo = lo.min(c);
+                hi = hi.max(c);
+                largest = largest.max(self.sizes[k]);
+                count += 1;
+            }
+        }
+        let grid = &mut self.grid;
+        grid.items.clear();
+        if count == 0 {
+            grid.columns = 0;
+            grid.rows = 0;
+            return;
+        }
+        // A cell no smaller than the largest box plus the margin keeps
+        // overlaps within the 3×3 neighbourhood; growing it so that
+        // cells ≤ 4·count bounds memory for sparse worlds.
+        let extent = (hi - lo).max(Vec2::splat(f32::MIN_POSITIVE));
+        let sparse_cell = (extent.x * extent.y / (4.0 * count as f32)).sqrt();
+        let cell = (largest + margin).max(sparse_cell).max(1e-3);
+        grid.origin = lo;
+        grid.inv_cell = 1.0 / cell;
+        grid.columns = ((extent.x / cell) as i32 + 1).max(1);
+        grid.rows = ((extent.y / cell) as i32 + 1).max(1);
+        let cells = (grid.columns * grid.rows) as usize;
+        grid.cell_start.clear();
+        grid.cell_start.resize(cells + 1, 0);
+        for &s in &self.dynamic_shapes {
+            if self.slots[s as usize] != Slot::Large {
+                let (cx, cy) = grid.cell_coords(self.fat[s as usize].center());
+                let cell = (cy * grid.columns + cx) as u32;
+                self.slots[s as usize] = Slot::Cell(cell);
+                grid.cell_start[cell as usize + 1] += 1;
+            }
+        }
+        for c in 0..cells {
+            grid.cell_start[c + 1] += grid.cell_start[c];
+        }
+        grid.items.resize(count, 0);
+        let mut cursor = grid.cell_start.clone();
+        for &s in &self.dynamic_shapes {
+            if let Slot::Cell(cell) = self.slots[s as usize] {
+                grid.items[cursor[cell as usize] as usize] = s;
+                cursor[cell as usize] += 1;
+            }
+        }
+    }
+
+    fn collect_pairs(&mut self, bodies: &[Body], colliders: &[Collider], margin: f32) {
+        let chunks = self.dynamic_shapes.len().div_ceil(PAIR_CHUNK);
+        self.chunk_pairs.resize_with(chunks, Default::default);
+        let finder = PairFinder {
+            bodies,
+            colliders,
+            fat: &self.fat,
+            half_margin: 0.5 * margin,
+            slots: &self.slots,
+            grid: &self.grid,
+            static_tree: &self.static_tree,
+            moving_tree: &self.moving_tree,
+        };
+        self.chunk_pairs
+            .par_iter_mut()
+            .zip(self.dynamic_shapes.par_chunks(PAIR_CHUNK))
+            .for_each(|((out, scratch), shapes)| {
+                out.clear();
+                for &a in shapes {
+                    finder.pairs_of(a, scratch, out);
+                }
+            });
+        self.pairs.clear();
+        for (chunk, _) in &self.chunk_pairs[..chunks] {
+            self.pairs.extend_from_slice(chunk);
+        }
+    }
+}
+
+/// Read-only view used by the parallel pair search.
+struct PairFinder<'a> {
+    bodies: &'a [Body],
+    colliders: &'a [Collider],
+    fat: &'a [Aabb],
+    half_margin: f32,
+    slots: &'a [Slot],
+    grid: &'a Grid,
+    static_tree: &'a AabbTree,
+    moving_tree: &'a AabbTree,
+}
+
+impl PairFinder<'_> {
+    /// Appends the pairs `(a, b)` owned by dynamic shape `a`, sorted by `b`.
+    ///
+    /// Ownership rule, so each pair appears once: a pair of two dynamic
+    /// shapes both in the grid, or both large, belongs to the lower index;
+    /// a pair of a grid shape and a large shape belongs to the grid shape
+    /// (it finds the large one in the moving tree); a pair with a fixed
+    /// shape belongs to the dynamic shape.
+    fn pairs_of(&self, a: u32, scratch: &mut Vec<u32>, out: &mut Vec<Pair>) {
+        scratch.clear();
+        let box_a = self.fat[a as usize].expanded(self.half_margin);
+        let query = box_a.expanded(self.half_margin);
+        match self.slots[a as usize] {
+            Slot::Cell(_) => {
+                self.grid_neighbours(a, &box_a, scratch);
+                self.static_tree.query(&query, scratch);
+                self.moving_tree.query(&query, scratch);
+            }
+            Slot::Large => {
+                self.static_tree.query(&query, scratch);
+                let from = scratch.len();
+                self.moving_tree.query(&query, scratch);
+                // Large–large pairs belong to the lower index.
+                let mut i = from;
+                while i < scratch.len() {
+                    let b = scratch[i];
+                    let dynamic = self.is_dynamic(b);
+                    if dynamic && b <= a {
+                        scratch.swap_remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+        }
+        scratch.sort_unstable();
+        let body_a = self.colliders[a as usize].body;
+        for &b in scratch.iter() {
+            if self.colliders[b as usize].body != body_a {
+                out.push(Pair { a, b });
+            }
+        }
+    }
+
+    /// Grid shapes with a higher index than `a` whose grown boxes overlap.
+    fn grid_neighbours(&self, a: u32, box_a: &Aabb, out: &mut Vec<u32>) {
+        let grid = self.grid;
+        let (cx, cy) = grid.cell_coords(self.fat[a as usize].center());
+        for row in (cy - 1).max(0)..=(cy + 1).min(grid.rows - 1) {
+            for column in (cx - 1).max(0)..=(cx + 1).min(grid.columns - 1) {
+                for &b in grid.cell(column, row) {
+                    if b > a {
+                        let box_b = self.fat[b as usize].expanded(self.half_margin);
+                        if box_a.overlaps(&box_b) {
+                            out.push(b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn is_dynamic(&self, shape: u32) -> bool {
+        let body = self.colliders[shape as usize].body as usize;
+        self.bodies[body].kind == BodyKind::Dynamic
+    }
+}

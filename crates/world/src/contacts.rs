@@ -1,0 +1,224 @@
+//! The contact cache: one manifold per touching pair of shapes, with the
+//! impulses of the last step kept for warm starting.
+//!
+//! Each step the broadphase hands over candidate pairs sorted by
+//! `(shape a, shape b)`. Their manifolds are computed in parallel (fixed
+//! chunks, so the result never depends on the thread count) and matched with
+//! last step's contacts, also sorted, by a linear merge: no hashing. Within a
+//! pair, points are matched by their feature id.
+
+use carom_narrowphase::{collide, ContactManifold, FeatureId};
+use rayon::prelude::*;
+
+use crate::body::{Body, Material};
+use crate::broadphase::Pair;
+use crate::collider::Collider;
+
+/// Pairs handed to one task when computing manifolds.
+const MANIFOLD_CHUNK: usize = 256;
+
+/// Impulses a contact point accumulated, kept from step to step.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct PointImpulse {
+    /// Normal impulse, N·s, ≥ 0.
+    pub normal: f32,
+    /// Friction impulse, N·s.
+    pub tangent: f32,
+}
+
+/// A touching pair of shapes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Contact {
+    pub shape_a: u32,
+    pub shape_b: u32,
+    pub body_a: u32,
+    pub body_b: u32,
+    pub manifold: ContactManifold,
+    pub impulses: [PointImpulse; 2],
+    pub friction: f32,
+    pub restitution: f32,
+}
+
+impl Contact {
+    #[inline]
+    fn key(&self) -> u64 {
+        ((self.shape_a as u64) << 32) | self.shape_b as u64
+    }
+}
+
+/// All contacts of the last step, sorted by shape pair.
+#[derive(Debug, Default)]
+pub(crate) struct ContactSet {
+    contacts: Vec<Contact>,
+    previous: Vec<Contact>,
+    chunks: Vec<Vec<Contact>>,
+}
+
+impl ContactSet {
+    /// Forgets every contact (and so every warm-start impulse).
+    pub fn clear(&mut self) {
+        self.contacts.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.contacts.len()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Contact> {
+        self.contacts.iter()
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [Contact] {
+        &mut self.contacts
+    }
+
+    pub fn as_slice(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// Whether shapes `a` and `b` (in broadphase pair order) have a contact
+    /// this step. The list is sorted by pair, so this is a binary search.
+    pub fn contains_pair(&self, a: u32, b: u32) -> bool {
+        let key = ((a as u64) << 32) | b as u64;
+        self.contacts.binary_search_by_key(&key, Contact::key).is_ok()
+    }
+
+    /// Contact points, speculative ones included.
+    pub fn point_count(&self) -> usize {
+        self.contacts.iter().map(|c| c.manifold.count).sum()
+    }
+
+    /// The deepest overlap among all points, ≥ 0.
+    pub fn max_penetration(&self) -> f32 {
+        self.contacts
+            .iter()
+            .flat_map(|c| c.manifold.points())
+            .map(|p| -p.separation)
+            .fold(0.0, f32::max)
+    }
+
+    /// Recomputes the manifolds of `pairs` and carries over the impulses of
+    /// points that persist.
+    pub fn update(
+        &mut self,
+        pairs: &[Pair],
+        bodies: &[Body],
+        colliders: &[Collider],
+        margin: f32,
+        dt: f32,
+    ) {
+        std::mem::swap(&mut self.contacts, &mut self.previous);
+        let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
+        self.chunks.resize_with(chunks, Vec::new);
+        self.chunks
+            .par_iter_mut()
+            .zip(pairs.par_chunks(MANIFOLD_CHUNK))
+            .for_each(|(out, pairs)| {
+                out.clear();
+                out.extend(
+                    pairs
+                        .iter()
+                        .filter_map(|&pair| new_contact(pair, bodies, colliders, margin, dt)),
+                );
+            });
+        self.contacts.clear();
+        for chunk in &self.chunks[..chunks] {
+            self.contacts.extend_from_slice(chunk);
+        }
+        warm_start_from(&mut self.contacts, &self.previous);
+    }
+}
+
+/// The contact of one pair, or `None` when no point needs a constraint.
+///
+/// A point is kept when its gap is under the speculative distance `margin`,
+/// or when the bodies approach there fast enough to close the gap within the
+/// step: `s ≤ margin + max(0, −v_n)·dt`. The second rule is what lets a
+/// speculative contact catch a fast body (or a fast kinematic wall) before
+/// it overlaps, without adding constraints for pairs that are merely near.
+/// The manifold is first computed with a margin grown by a bound on the
+/// pair's relative motion, then each point is tested with its own velocity.
+fn new_contact(
+    pair: Pair,
+    bodies: &[Body],
+    colliders: &[Collider],
+    margin: f32,
+    dt: f32,
+) -> Option<Contact> {
+    let ca = &colliders[pair.a as usize];
+    let cb = &colliders[pair.b as usize];
+    let (ba, bb) = (&bodies[ca.body as usize], &bodies[cb.body as usize]);
+    let reach = margin + relative_motion_bound(ba, bb, dt);
+    let mut manifold = collide(&ca.shape, &ba.transform, &cb.shape, &bb.transform, reach);
+    keep_reachable_points(&mut manifold, ba, bb, margin, dt);
+    if manifold.is_empty() {
+        return None;
+    }
+    Some(Contact {
+        shape_a: pair.a,
+        shape_b: pair.b,
+        body_a: ca.body,
+        body_b: cb.body,
+        manifold,
+        impulses: [PointImpulse::default(); 2],
+        friction: Material::mix_friction(ca.material.friction, cb.material.friction),
+        restitution: Material::mix_restitution(ca.material.restitution, cb.material.restitution),
+    })
+}
+
+/// How far any point of `b` may move towards any point of `a` in `dt`:
+/// `(|v_B − v_A| + |ω_A|·ext_A + |ω_B|·ext_B)·dt`.
+fn relative_motion_bound(a: &Body, b: &Body, dt: f32) -> f32 {
+    let linear = (b.linear_velocity - a.linear_velocity).length();
+    let angular = a.angular_velocity.abs() * a.max_extent + b.angular_velocity.abs() * b.max_extent;
+    (linear + angular) * dt
+}
+
+/// Drops points that are beyond the margin and that the bodies cannot reach
+/// this step at their current velocities.
+fn keep_reachable_points(manifold: &mut ContactManifold, a: &Body, b: &Body, margin: f32, dt: f32) {
+    let n = manifold.normal;
+    let mut kept = 0;
+    for k in 0..manifold.count {
+        let p = manifold.points[k];
+        let va = a.linear_velocity + a.angular_velocity * (p.point - a.center).perp();
+        let vb = b.linear_velocity + b.angular_velocity * (p.point - b.center).perp();
+        let approach = -(vb - va).dot(n);
+        if p.separation <= margin + approach.max(0.0) * dt {
+            manifold.points[kept] = p;
+            kept += 1;
+        }
+    }
+    manifold.count = kept;
+}
+
+/// Copies impulses from `previous` into `current` for points with the same
+/// pair and feature id. Both lists are sorted by pair, so one merge pass
+/// finds every match.
+fn warm_start_from(current: &mut [Contact], previous: &[Contact]) {
+    let mut j = 0;
+    for c in current.iter_mut() {
+        let key = c.key();
+        while j < previous.len() && previous[j].key() < key {
+            j += 1;
+        }
+        if j < previous.len() && previous[j].key() == key {
+            let old = &previous[j];
+            for k in 0..c.manifold.count {
+                let id = c.manifold.points[k].id;
+                if let Some(impulse) = find_impulse(old, id) {
+                    c.impulses[k] = impulse;
+                }
+            }
+        }
+    }
+}
+
+fn find_impulse(contact: &Contact, id: FeatureId) -> Option<PointImpulse> {
+    contact
+        .manifold
+        .points()
+        .iter()
+        .position(|p| p.id == id)
+        .map(|k| contact.impulses[k])
+}

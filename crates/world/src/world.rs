@@ -1,0 +1,604 @@
+use carom_narrowphase::ContactManifold;
+use carom_shapes::{Aabb, Rot, Shape, Transform};
+use glam::Vec2;
+use slotmap::SlotMap;
+
+use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
+use crate::broadphase::BroadPhase;
+use crate::collider::Collider;
+use crate::contacts::ContactSet;
+use crate::error::{check_finite, WorldError};
+use crate::settings::WorldSettings;
+use crate::solver::Solver;
+
+/// A 2D physics world: bodies, their shapes, and the fixed-step solver
+/// that moves them.
+///
+/// Bodies and shapes are named by generational handles ([`BodyHandle`],
+/// [`ShapeHandle`]); a handle whose body or shape was removed is reported as
+/// [`WorldError::StaleBody`] / [`WorldError::StaleShape`], never reused.
+/// Inside a step the world works on dense arrays in creation order (a body's
+/// *index*), which is also the order of every output.
+pub struct World {
+    settings: WorldSettings,
+    body_slots: SlotMap<BodyHandle, u32>,
+    shape_slots: SlotMap<ShapeHandle, u32>,
+    pub(crate) bodies: Vec<Body>,
+    pub(crate) colliders: Vec<Collider>,
+    broadphase: BroadPhase,
+    pub(crate) contacts: ContactSet,
+    solver: Solver,
+    steps: u64,
+    accumulator: f32,
+    /// Bumped whenever a static shape is added, removed or moved, so the
+    /// broadphase knows to rebuild its static tree.
+    static_version: u64,
+    stats: StepStats,
+}
+
+/// Figures from the last step.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepStats {
+    /// Candidate shape pairs the broadphase found.
+    pub pairs: usize,
+    /// Pairs with at least one contact point.
+    pub manifolds: usize,
+    /// Contact points (speculative ones included).
+    pub contact_points: usize,
+    /// Colours of the constraint graph (sets of constraints solved in parallel).
+    pub colors: usize,
+    /// Bodies moved back by continuous collision.
+    pub ccd_hits: usize,
+}
+
+/// What [`World::advance`] did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Advance {
+    /// Fixed steps run.
+    pub steps: u32,
+    /// How far the leftover time reaches into the next step, in [0, 1): draw
+    /// each body at `lerp(previous pose, current pose, alpha)` for smooth motion.
+    pub alpha: f32,
+    /// Whether time was dropped because more than
+    /// [`WorldSettings::max_steps_per_advance`] steps were due.
+    pub dropped_time: bool,
+}
+
+impl World {
+    /// An empty world.
+    pub fn new(settings: WorldSettings) -> Result<World, WorldError> {
+        settings.validate()?;
+        Ok(World {
+            settings,
+            body_slots: SlotMap::with_key(),
+            shape_slots: SlotMap::with_key(),
+            bodies: Vec::new(),
+            colliders: Vec::new(),
+            broadphase: BroadPhase::default(),
+            contacts: ContactSet::default(),
+            solver: Solver::default(),
+            steps: 0,
+            accumulator: 0.0,
+            static_version: 0,
+            stats: StepStats::default(),
+        })
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
+    /// Replaces the settings (validated first).
+    pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), WorldError> {
+        settings.validate()?;
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// Adds a body with no shapes yet.
+    pub fn create_body(&mut self, def: BodyDef) -> Result<BodyHandle, WorldError> {
+        def.validate()?;
+        let index = self.bodies.len() as u32;
+        let handle = self.body_slots.insert(index);
+        self.bodies.push(Body::new(handle, def));
+        Ok(handle)
+    }
+
+    /// Attaches a shape (in the body frame) to a body and updates the body's
+    /// mass, centre of mass and inertia from the shapes' densities.
+    pub fn add_shape(
+        &mut self,
+        body: BodyHandle,
+        shape: impl Into<Shape>,
+        material: Material,
+    ) -> Result<ShapeHandle, WorldError> {
+        material.validate()?;
+        let body_index = self.body_index(body)?;
+        let shape = shape.into();
+        let collider_index = self.colliders.len() as u32;
+        let handle = self.shape_slots.insert(collider_index);
+        let aabb = shape.aabb_at(&self.bodies[body_index].transform);
+        self.colliders.push(Collider {
+            handle,
+            body: body_index as u32,
+            shape,
+            material,
+            aabb,
+        });
+        self.bodies[body_index].shapes.push(collider_index);
+        self.update_mass(body_index);
+        self.static_version += 1;
+        Ok(handle)
+    }
+
+    /// Removes a body and its shapes. Every handle to them becomes stale.
+    /// The remaining bodies keep their relative order; contact impulses kept
+    /// for warm starting are dropped, so the next step starts them afresh.
+    pub fn remove_body(&mut self, body: BodyHandle) -> Result<(), WorldError> {
+        let index = self.body_index(body)?;
+        let removed = self.bodies.remove(index);
+        self.body_slots.remove(body);
+        for &c in &removed.shapes {
+            self.shape_slots.remove(self.colliders[c as usize].handle);
+        }
+        let mut shape_map = vec![u32::MAX; self.colliders.len()];
+        let mut kept = Vec::with_capacity(self.colliders.len() - removed.shapes.len());
+        for (old, mut collider) in std::mem::take(&mut self.colliders).into_iter().enumerate() {
+            if collider.body as usize == index {
+                continue;
+            }
+            if collider.body as usize > index {
+                collider.body -= 1;
+            }
+            shape_map[old] = kept.len() as u32;
+            kept.push(collider);
+        }
+        self.colliders = kept;
+        for (i, collider) in self.colliders.iter().enumerate() {
+            self.shape_slots[collider.handle] = i as u32;
+        }
+        for (i, b) in self.bodies.iter_mut().enumerate() {
+            self.body_slots[b.handle] = i as u32;
+            for s in &mut b.shapes {
+                *s = shape_map[*s as usize];
+            }
+        }
+        self.contacts.clear();
+        self.static_version += 1;
+        Ok(())
+    }
+
+    /// Number of bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Number of shapes.
+    pub fn shape_count(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// A read-only view of a body.
+    pub fn body(&self, body: BodyHandle) -> Result<BodyRef<'_>, WorldError> {
+        let index = self.body_index(body)?;
+        Ok(BodyRef { world: self, index })
+    }
+
+    /// Every body, in index (creation) order.
+    pub fn bodies(&self) -> impl ExactSizeIterator<Item = BodyRef<'_>> + '_ {
+        (0..self.bodies.len()).map(move |index| BodyRef { world: self, index })
+    }
+
+    /// A read-only view of a shape.
+    pub fn shape(&self, shape: ShapeHandle) -> Result<ShapeRef<'_>, WorldError> {
+        let index = self.shape_index(shape)?;
+        Ok(ShapeRef { world: self, index })
+    }
+
+    /// Every shape, in creation order.
+    pub fn shapes(&self) -> impl ExactSizeIterator<Item = ShapeRef<'_>> + '_ {
+        (0..self.colliders.len()).map(move |index| ShapeRef { world: self, index })
+    }
+
+    /// Sets a body's linear velocity (of its centre of mass). Ignored for static bodies.
+    pub fn set_linear_velocity(&mut self, body: BodyHandle, v: Vec2) -> Result<(), WorldError> {
+        check_finite("velocity.x", v.x)?;
+        check_finite("velocity.y", v.y)?;
+        let b = self.body_mut(body)?;
+        if b.kind != BodyKind::Static {
+            b.linear_velocity = v;
+        }
+        Ok(())
+    }
+
+    /// Sets a body's angular velocity. Ignored for static bodies.
+    pub fn set_angular_velocity(&mut self, body: BodyHandle, w: f32) -> Result<(), WorldError> {
+        check_finite("angular_velocity", w)?;
+        let b = self.body_mut(body)?;
+        if b.kind != BodyKind::Static {
+            b.angular_velocity = w;
+        }
+        Ok(())
+    }
+
+    /// Teleports a body: its origin to `position`, its frame to `angle`.
+    pub fn set_transform(
+        &mut self,
+        body: BodyHandle,
+        position: Vec2,
+        angle: f32,
+    ) -> Result<(), WorldError> {
+        check_finite("position.x", position.x)?;
+        check_finite("position.y", position.y)?;
+        check_finite("angle", angle)?;
+        let index = self.body_index(body)?;
+        let b = &mut self.bodies[index];
+        b.transform = Transform {
+            translation: position,
+            rotation: Rot::from_angle(angle),
+        };
+        b.angle = angle;
+        b.center = b.transform.apply(b.local_center);
+        self.refresh_aabbs(index);
+        self.static_version += 1;
+        Ok(())
+    }
+
+    /// Applies an impulse (N·s) at a world point: changes the velocity at
+    /// once. Only dynamic bodies respond.
+    pub fn apply_impulse(
+        &mut self,
+        body: BodyHandle,
+        impulse: Vec2,
+        point: Vec2,
+    ) -> Result<(), WorldError> {
+        check_finite("impulse.x", impulse.x)?;
+        check_finite("impulse.y", impulse.y)?;
+        check_finite("point.x", point.x)?;
+        check_finite("point.y", point.y)?;
+        let b = self.body_mut(body)?;
+        if b.is_dynamic() {
+            b.linear_velocity += b.inv_mass * impulse;
+            b.angular_velocity += b.inv_inertia * (point - b.center).perp_dot(impulse);
+        }
+        Ok(())
+    }
+
+    /// Fixed steps taken so far.
+    pub fn step_count(&self) -> u64 {
+        self.steps
+    }
+
+    /// Simulated time so far, seconds (`step_count · dt`).
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.settings.dt as f64
+    }
+
+    /// Figures from the last step.
+    pub fn stats(&self) -> StepStats {
+        self.stats
+    }
+
+    /// Advances the world by exactly one fixed step of `settings.dt`.
+    pub fn step(&mut self) {
+        let margin = self.settings.speculative_distance;
+        let pairs =
+            self.broadphase
+                .find_pairs(&self.bodies, &self.colliders, margin, self.settings.dt, self.static_version);
+        self.stats.pairs = pairs.len();
+        self.contacts
+            .update(pairs, &self.bodies, &self.colliders, margin, self.settings.dt);
+        let solved = self
+            .solver
+            .step(&self.settings, &mut self.bodies, &mut self.contacts);
+        self.stats.manifolds = self.contacts.len();
+        self.stats.contact_points = self.contacts.point_count();
+        self.stats.colors = solved.colors;
+        self.stats.ccd_hits = if self.settings.continuous {
+            crate::ccd::solve_continuous(
+                &mut self.bodies,
+                &self.colliders,
+                solved.start_poses,
+                &self.broadphase,
+                &self.contacts,
+            )
+        } else {
+            0
+        };
+        for index in 0..self.bodies.len() {
+            if self.bodies[index].kind != BodyKind::Static {
+                self.refresh_aabbs(index);
+            }
+        }
+        self.steps += 1;
+    }
+
+    /// Runs as many fixed steps as `frame_seconds` (plus the time left over
+    /// from earlier calls) covers, at most
+    /// [`WorldSettings::max_steps_per_advance`], and says how far into the
+    /// next step the leftover reaches, for interpolated drawing.
+    pub fn advance(&mut self, frame_seconds: f32) -> Result<Advance, WorldError> {
+        check_finite("frame_seconds", frame_seconds)?;
+        if frame_seconds < 0.0 {
+            return Err(WorldError::invalid(
+                "frame_seconds",
+                format!("must be >= 0, got {frame_seconds}"),
+            ));
+        }
+        let dt = self.settings.dt;
+        self.accumulator += frame_seconds;
+        let mut steps = 0;
+        while self.accumulator >= dt && steps < self.settings.max_steps_per_advance {
+            self.step();
+            self.accumulator -= dt;
+            steps += 1;
+        }
+        let dropped_time = self.accumulator >= dt;
+        if dropped_time {
+            self.accumulator %= dt;
+        }
+        Ok(Advance {
+            steps,
+            alpha: (self.accumulator / dt).clamp(0.0, 1.0 - f32::EPSILON),
+            dropped_time,
+        })
+    }
+
+    /// The contacts of the last step, in a stable order.
+    pub fn contacts(&self) -> impl Iterator<Item = ContactView> + '_ {
+        self.contacts.iter().map(move |c| ContactView {
+            shape_a: self.colliders[c.shape_a as usize].handle,
+            shape_b: self.colliders[c.shape_b as usize].handle,
+            body_a: self.bodies[c.body_a as usize].handle,
+            body_b: self.bodies[c.body_b as usize].handle,
+            manifold: c.manifold,
+            normal_impulses: [c.impulses[0].normal, c.impulses[1].normal],
+        })
+    }
+
+    /// Deepest overlap among the last step's contact points, metres (0 when
+    /// nothing overlaps).
+    pub fn max_penetration(&self) -> f32 {
+        self.contacts.max_penetration()
+    }
+
+    /// A 64-bit FNV-1a hash of the exact bit patterns of every body's
+    /// position, angle, linear velocity and angular velocity in index order.
+    /// Equal hashes mean identical states.
+    pub fn state_hash(&self) -> u64 {
+        crate::hash::state_hash(&self.bodies)
+    }
+
+    fn body_index(&self, body: BodyHandle) -> Result<usize, WorldError> {
+        self.body_slots
+            .get(body)
+            .map(|&i| i as usize)
+            .ok_or(WorldError::StaleBody)
+    }
+
+    fn shape_index(&self, shape: ShapeHandle) -> Result<usize, WorldError> {
+        self.shape_slots
+            .get(shape)
+            .map(|&i| i as usize)
+            .ok_or(WorldError::StaleShape)
+    }
+
+    fn body_mut(&mut self, body: BodyHandle) -> Result<&mut Body, WorldError> {
+        let index = self.body_index(body)?;
+        Ok(&mut self.bodies[index])
+    }
+
+    fn refresh_aabbs(&mut self, body_index: usize) {
+        let body = &self.bodies[body_index];
+        for &c in &body.shapes {
+            let collider = &mut self.colliders[c as usize];
+            collider.aabb = collider.shape.aabb_at(&body.transform);
+        }
+    }
+
+    /// Recomputes a body's mass properties from its shapes.
+    ///
+    /// Mass and first moment add up; the inertia of each shape is moved from
+    /// its own centroid to the body's centre of mass by the parallel-axis
+    /// theorem, `I = Σ (I_i + m_i |c_i − c|²)`. A dynamic body whose shapes
+    /// have no area gets a mass of 1 kg and does not rotate.
+    fn update_mass(&mut self, body_index: usize) {
+        let body = &self.bodies[body_index];
+        let mut mass = 0.0;
+        let mut first_moment = Vec2::ZERO;
+        let mut parts = Vec::with_capacity(body.shapes.len());
+        for &c in &body.shapes {
+            let collider = &self.colliders[c as usize];
+            let props = collider.shape.mass_properties(collider.material.density);
+            mass += props.mass;
+            first_moment += props.mass * props.center;
+            parts.push(props);
+        }
+        let local_center = if mass > 0.0 {
+            first_moment / mass
+        } else {
+            Vec2::ZERO
+        };
+        let inertia: f32 = parts
+            .iter()
+            .map(|p| p.inertia + p.mass * (p.center - local_center).length_squared())
+            .sum();
+        let shapes: Vec<Shape> = body
+            .shapes
+            .iter()
+            .map(|&c| self.colliders[c as usize].shape)
+            .collect();
+        let body = &mut self.bodies[body_index];
+        body.local_center = local_center;
+        body.center = body.transform.apply(local_center);
+        body.min_extent = shapes
+            .iter()
+            .map(|s| s.min_extent())
+            .fold(f32::INFINITY, f32::min);
+        body.max_extent = shapes
+            .iter()
+            .map(|s| s.max_extent(local_center))
+            .fold(0.0, f32::max);
+        if body.kind != BodyKind::Dynamic {
+            body.mass = mass;
+            body.inertia = inertia;
+            body.inv_mass = 0.0;
+            body.inv_inertia = 0.0;
+            return;
+        }
+        if mass > 0.0 {
+            body.mass = mass;
+            body.inv_mass = 1.0 / mass;
+        } else {
+            body.mass = 1.0;
+            body.inv_mass = 1.0;
+        }
+        body.inertia = inertia;
+        body.inv_inertia = if inertia > 0.0 { 1.0 / inertia } else { 0.0 };
+    }
+}
+
+/// A read-only view of one body.
+#[derive(Clone, Copy)]
+pub struct BodyRef<'w> {
+    world: &'w World,
+    index: usize,
+}
+
+impl<'w> BodyRef<'w> {
+    fn body(&self) -> &'w Body {
+        &self.world.bodies[self.index]
+    }
+
+    /// The body's handle.
+    pub fn handle(&self) -> BodyHandle {
+        self.body().handle
+    }
+
+    /// The body's index: its place in creation order among live bodies.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Static, kinematic or dynamic.
+    pub fn kind(&self) -> BodyKind {
+        self.body().kind
+    }
+
+    /// The label given at creation.
+    pub fn name(&self) -> Option<&'w str> {
+        self.body().name.as_deref()
+    }
+
+    /// World position of the body origin.
+    pub fn position(&self) -> Vec2 {
+        self.body().transform.translation
+    }
+
+    /// The body angle, radians, accumulated over the whole run (it does not
+    /// wrap at ±π, so ten turns read as 20π).
+    pub fn angle(&self) -> f32 {
+        self.body().angle
+    }
+
+    /// Pose of the body origin.
+    pub fn transform(&self) -> Transform {
+        self.body().transform
+    }
+
+    /// World position of the centre of mass.
+    pub fn center_of_mass(&self) -> Vec2 {
+        self.body().center
+    }
+
+    /// Linear velocity of the centre of mass, m/s.
+    pub fn linear_velocity(&self) -> Vec2 {
+        self.body().linear_velocity
+    }
+
+    /// Angular velocity, rad/s.
+    pub fn angular_velocity(&self) -> f32 {
+        self.body().angular_velocity
+    }
+
+    /// Mass in kilograms (0 for static and kinematic bodies' solver view is
+    /// infinite mass; this reports the shapes' mass).
+    pub fn mass(&self) -> f32 {
+        self.body().mass
+    }
+
+    /// Rotational inertia about the centre of mass, kg·m².
+    pub fn inertia(&self) -> f32 {
+        self.body().inertia
+    }
+
+    /// Handles of the body's shapes, in the order they were added.
+    pub fn shapes(&self) -> impl Iterator<Item = ShapeHandle> + 'w {
+        let world = self.world;
+        self.body()
+            .shapes
+            .iter()
+            .map(move |&c| world.colliders[c as usize].handle)
+    }
+}
+
+/// A read-only view of one shape.
+#[derive(Clone, Copy)]
+pub struct ShapeRef<'w> {
+    world: &'w World,
+    index: usize,
+}
+
+impl<'w> ShapeRef<'w> {
+    fn collider(&self) -> &'w Collider {
+        &self.world.colliders[self.index]
+    }
+
+    /// The shape's handle.
+    pub fn handle(&self) -> ShapeHandle {
+        self.collider().handle
+    }
+
+    /// The owning body.
+    pub fn body(&self) -> BodyHandle {
+        self.world.bodies[self.collider().body as usize].handle
+    }
+
+    /// The geometry, in the body frame.
+    pub fn shape(&self) -> &'w Shape {
+        &self.collider().shape
+    }
+
+    /// The material.
+    pub fn material(&self) -> Material {
+        self.collider().material
+    }
+
+    /// World-space bounds.
+    pub fn aabb(&self) -> Aabb {
+        self.collider().aabb
+    }
+
+    /// The pose of the owning body (the shape's frame).
+    pub fn transform(&self) -> Transform {
+        self.world.bodies[self.collider().body as usize].transform
+    }
+}
+
+/// One touching (or nearly touching) pair of shapes after a step.
+#[derive(Debug, Clone, Copy)]
+pub struct ContactView {
+    /// The first shape; the normal points away from it.
+    pub shape_a: ShapeHandle,
+    /// The second shape.
+    pub shape_b: ShapeHandle,
+    /// Body of `shape_a`.
+    pub body_a: BodyHandle,
+    /// Body of `shape_b`.
+    pub body_b: BodyHandle,
+    /// Normal, points and separations, as computed at the start of the step.
+    pub manifold: ContactManifold,
+    /// Accumulated normal impulse of each point over the step, N·s.
+    pub normal_impulses: [f32; 2],
+}
