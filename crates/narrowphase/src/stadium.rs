@@ -84,9 +84,6 @@ fn one_or_two_points(a: &PosedCapsule, b: &PosedCapsule, margin: f32) -> Contact
     let exact = match gap {
         Some((normal, distance)) => {
             let separation = distance - radii;
-            if separation > margin {
-                return ContactManifold::EMPTY;
-            }
             let point = closest.point_a + (a.radius + 0.5 * separation) * normal;
             let id = FeatureId::new(
                 core_feature(closest.fraction_a),
