@@ -41,7 +41,8 @@
 //! * A point's `separation` is the signed distance between the surfaces
 //!   along the normal: **negative when they overlap**. For convex shapes the
 //!   smallest separation of a manifold is the exact signed distance of the
-//!   pair (minus the penetration depth when overlapping).
+//!   pair (minus the penetration depth when overlapping); a two-point
+//!   manifold is used only when it agrees with that to within 0.5 mm.
 //! * `margin` (≥ 0) is the speculative distance: points apart by more than
 //!   `margin` are dropped, points apart by less are kept with a positive
 //!   separation so the solver can stop the shapes before they touch.
