@@ -126,7 +126,13 @@ impl BroadPhase {
     }
 
     /// Shapes of static and kinematic bodies whose boxes overlap `aabb`.
-    pub fn query_fixed(&self, aabb: &Aabb, bodies: &[Body], colliders: &[Collider], out: &mut Vec<u32>) {
+    pub fn query_fixed(
+        &self,
+        aabb: &Aabb,
+        bodies: &[Body],
+        colliders: &[Collider],
+        out: &mut Vec<u32>,
+    ) {
         out.clear();
         self.static_tree.query(aabb, out);
         let statics = out.len();
@@ -198,13 +204,15 @@ impl BroadPhase {
         }
         let slots = &self.slots;
         let fat = &self.fat;
-        let moving = colliders.iter().enumerate().filter(|(i, c)| {
-            match bodies[c.body as usize].kind {
-                BodyKind::Static => false,
-                BodyKind::Kinematic => true,
-                BodyKind::Dynamic => slots[*i] == Slot::Large,
-            }
-        });
+        let moving =
+            colliders
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| match bodies[c.body as usize].kind {
+                    BodyKind::Static => false,
+                    BodyKind::Kinematic => true,
+                    BodyKind::Dynamic => slots[*i] == Slot::Large,
+                });
         self.moving_tree
             .rebuild(moving.map(|(i, _)| (i as u32, fat[i])));
     }

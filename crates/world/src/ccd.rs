@@ -67,8 +67,7 @@ pub(crate) fn solve_continuous(
                         broadphase,
                         contacts,
                     };
-                    earliest_impact(i, &world, &mut scratch)
-                        .map(|t| (i, t))
+                    earliest_impact(i, &world, &mut scratch).map(|t| (i, t))
                 })
                 .collect::<Vec<_>>()
         })
@@ -83,8 +82,8 @@ fn is_fast(body: &Body, start: &StartPose) -> bool {
     if body.kind != BodyKind::Dynamic || body.min_extent <= 0.0 {
         return false;
     }
-    let travel = (body.center - start.center).length()
-        + (body.angle - start.angle).abs() * body.max_extent;
+    let travel =
+        (body.center - start.center).length() + (body.angle - start.angle).abs() * body.max_extent;
     travel > FAST_FRACTION * body.min_extent
 }
 

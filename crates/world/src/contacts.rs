@@ -80,7 +80,9 @@ impl ContactSet {
     /// this step. The list is sorted by pair, so this is a binary search.
     pub fn contains_pair(&self, a: u32, b: u32) -> bool {
         let key = ((a as u64) << 32) | b as u64;
-        self.contacts.binary_search_by_key(&key, Contact::key).is_ok()
+        self.contacts
+            .binary_search_by_key(&key, Contact::key)
+            .is_ok()
     }
 
     /// Contact points, speculative ones included.

@@ -37,7 +37,10 @@ pub(crate) fn check_finite(field: &'static str, value: f32) -> Result<(), WorldE
     if value.is_finite() {
         Ok(())
     } else {
-        Err(WorldError::invalid(field, format!("must be finite, got {value}")))
+        Err(WorldError::invalid(
+            field,
+            format!("must be finite, got {value}"),
+        ))
     }
 }
 
@@ -47,6 +50,9 @@ pub(crate) fn check_non_negative(field: &'static str, value: f32) -> Result<(), 
     if value >= 0.0 {
         Ok(())
     } else {
-        Err(WorldError::invalid(field, format!("must be >= 0, got {value}")))
+        Err(WorldError::invalid(
+            field,
+            format!("must be >= 0, got {value}"),
+        ))
     }
 }

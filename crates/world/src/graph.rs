@@ -32,7 +32,11 @@ const OVERFLOW: u8 = MAX_COLORS as u8;
 impl Coloring {
     /// Colours constraints given, for each, its two body indices and whether
     /// each of them is dynamic. `body_count` bounds the body indices.
-    pub fn build(&mut self, body_count: usize, constraints: impl Iterator<Item = [Option<u32>; 2]>) {
+    pub fn build(
+        &mut self,
+        body_count: usize,
+        constraints: impl Iterator<Item = [Option<u32>; 2]>,
+    ) {
         self.used.clear();
         self.used.resize(body_count, 0);
         self.colors.clear();

@@ -26,7 +26,6 @@
 
 mod body;
 mod broadphase;
-mod tree;
 mod ccd;
 mod collider;
 mod contacts;
@@ -35,6 +34,7 @@ mod graph;
 mod hash;
 mod settings;
 mod solver;
+mod tree;
 mod world;
 
 pub mod scene;

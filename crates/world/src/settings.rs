@@ -98,6 +98,9 @@ fn check_positive(field: &'static str, value: f32) -> Result<(), WorldError> {
     if value > 0.0 {
         Ok(())
     } else {
-        Err(WorldError::invalid(field, format!("must be > 0, got {value}")))
+        Err(WorldError::invalid(
+            field,
+            format!("must be > 0, got {value}"),
+        ))
     }
 }

@@ -283,12 +283,21 @@ impl World {
     /// Advances the world by exactly one fixed step of `settings.dt`.
     pub fn step(&mut self) {
         let margin = self.settings.speculative_distance;
-        let pairs =
-            self.broadphase
-                .find_pairs(&self.bodies, &self.colliders, margin, self.settings.dt, self.static_version);
+        let pairs = self.broadphase.find_pairs(
+            &self.bodies,
+            &self.colliders,
+            margin,
+            self.settings.dt,
+            self.static_version,
+        );
         self.stats.pairs = pairs.len();
-        self.contacts
-            .update(pairs, &self.bodies, &self.colliders, margin, self.settings.dt);
+        self.contacts.update(
+            pairs,
+            &self.bodies,
+            &self.colliders,
+            margin,
+            self.settings.dt,
+        );
         let solved = self
             .solver
             .step(&self.settings, &mut self.bodies, &mut self.contacts);

@@ -65,8 +65,18 @@ fn watch_rest(world: &mut World, body: carom::BodyHandle, seconds: f32) -> (f32,
 #[test]
 fn a_circle_resting_on_a_segment_stays_put() {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
-    add_wall(&mut world, Vec2::new(-5.0, 0.0), Vec2::new(5.0, 0.0), Material::default());
-    let ball = add_body(&mut world, BodyDef::dynamic().position(0.3, 0.25), disc(0.25), Material::default());
+    add_wall(
+        &mut world,
+        Vec2::new(-5.0, 0.0),
+        Vec2::new(5.0, 0.0),
+        Material::default(),
+    );
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(0.3, 0.25),
+        disc(0.25),
+        Material::default(),
+    );
     let (drift, late_speed, turn) = watch_rest(&mut world, ball, 10.0);
     assert!(drift < 1e-3, "drifted {drift} m");
     assert!(late_speed < 1e-3, "jitters at {late_speed} m/s");
@@ -76,8 +86,18 @@ fn a_circle_resting_on_a_segment_stays_put() {
 #[test]
 fn a_capsule_resting_on_a_segment_stays_put() {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
-    add_wall(&mut world, Vec2::new(-5.0, 0.0), Vec2::new(5.0, 0.0), Material::default());
-    let pill = add_body(&mut world, BodyDef::dynamic().position(-0.7, 0.15), capsule(0.5, 0.15), Material::default());
+    add_wall(
+        &mut world,
+        Vec2::new(-5.0, 0.0),
+        Vec2::new(5.0, 0.0),
+        Material::default(),
+    );
+    let pill = add_body(
+        &mut world,
+        BodyDef::dynamic().position(-0.7, 0.15),
+        capsule(0.5, 0.15),
+        Material::default(),
+    );
     let (drift, late_speed, turn) = watch_rest(&mut world, pill, 10.0);
     assert!(drift < 1e-3, "drifted {drift} m");
     assert!(late_speed < 1e-3, "jitters at {late_speed} m/s");
@@ -89,8 +109,18 @@ fn a_capsule_resting_on_a_segment_stays_put() {
 fn rebound_height(restitution: f32, height: f32) -> f32 {
     let r = 0.1;
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
-    add_wall(&mut world, Vec2::new(-5.0, 0.0), Vec2::new(5.0, 0.0), Material::default());
-    let ball = add_body(&mut world, BodyDef::dynamic().position(0.0, height + r), disc(r), bouncy(restitution));
+    add_wall(
+        &mut world,
+        Vec2::new(-5.0, 0.0),
+        Vec2::new(5.0, 0.0),
+        Material::default(),
+    );
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(0.0, height + r),
+        disc(r),
+        bouncy(restitution),
+    );
     let mut bounced = false;
     let mut apex = f32::NEG_INFINITY;
     for _ in 0..600 {
@@ -134,7 +164,12 @@ fn roll_down_incline(material: Material) -> (f32, f32, f32) {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
     add_wall(&mut world, Vec2::ZERO, 30.0 * down, material);
     let start = 1.0 * down + r * up_normal;
-    let disc_body = add_body(&mut world, BodyDef::dynamic().position(start.x, start.y), disc(r), material);
+    let disc_body = add_body(
+        &mut world,
+        BodyDef::dynamic().position(start.x, start.y),
+        disc(r),
+        material,
+    );
     let speed_at = |world: &World| world.body(disc_body).unwrap().linear_velocity().dot(down);
     let mut v1 = 0.0;
     let mut worst_spin = 0.0f32;
@@ -160,7 +195,10 @@ fn roll_down_incline(material: Material) -> (f32, f32, f32) {
 fn a_disc_rolls_down_an_incline_at_two_thirds_g_sin_theta() {
     let (a, spin_error, _) = roll_down_incline(Material::default());
     let expected = 2.0 / 3.0 * G * 20f32.to_radians().sin();
-    assert!(relative_error(a, expected) < 0.03, "a = {a}, expected {expected}");
+    assert!(
+        relative_error(a, expected) < 0.03,
+        "a = {a}, expected {expected}"
+    );
     assert!(spin_error < 0.02, "ω differs from −v/r by {spin_error}");
 }
 
@@ -168,48 +206,94 @@ fn a_disc_rolls_down_an_incline_at_two_thirds_g_sin_theta() {
 fn a_frictionless_disc_slides_at_g_sin_theta_without_spinning() {
     let (a, _, max_spin) = roll_down_incline(frictionless());
     let expected = G * 20f32.to_radians().sin();
-    assert!(relative_error(a, expected) < 0.03, "a = {a}, expected {expected}");
+    assert!(
+        relative_error(a, expected) < 0.03,
+        "a = {a}, expected {expected}"
+    );
     assert!(max_spin < 1e-3, "spun at {max_spin} rad/s");
 }
 
 #[test]
 fn equal_elastic_balls_exchange_velocities() {
     let mut world = world_with_gravity(Vec2::ZERO);
-    let a = add_body(&mut world, BodyDef::dynamic().position(-2.0, 0.0).velocity(3.0, 0.0), disc(0.5), bouncy(1.0));
-    let b = add_body(&mut world, BodyDef::dynamic().position(2.0, 0.0), disc(0.5), bouncy(1.0));
+    let a = add_body(
+        &mut world,
+        BodyDef::dynamic().position(-2.0, 0.0).velocity(3.0, 0.0),
+        disc(0.5),
+        bouncy(1.0),
+    );
+    let b = add_body(
+        &mut world,
+        BodyDef::dynamic().position(2.0, 0.0),
+        disc(0.5),
+        bouncy(1.0),
+    );
     let mass = world.body(a).unwrap().mass();
     for _ in 0..120 {
         world.step();
-        let p = mass * (world.body(a).unwrap().linear_velocity() + world.body(b).unwrap().linear_velocity());
-        assert!((p - Vec2::new(3.0 * mass, 0.0)).length() < 1e-4 * 3.0 * mass, "momentum {p}");
+        let p = mass
+            * (world.body(a).unwrap().linear_velocity() + world.body(b).unwrap().linear_velocity());
+        assert!(
+            (p - Vec2::new(3.0 * mass, 0.0)).length() < 1e-4 * 3.0 * mass,
+            "momentum {p}"
+        );
     }
     let va = world.body(a).unwrap().linear_velocity();
     let vb = world.body(b).unwrap().linear_velocity();
     assert!(va.length() < 0.03, "striker keeps {va}");
-    assert!((vb - Vec2::new(3.0, 0.0)).length() < 0.03, "target moves at {vb}");
+    assert!(
+        (vb - Vec2::new(3.0, 0.0)).length() < 0.03,
+        "target moves at {vb}"
+    );
 }
 
 #[test]
 fn a_perfectly_inelastic_collision_conserves_momentum() {
     let mut world = world_with_gravity(Vec2::ZERO);
-    let heavy = add_body(&mut world, BodyDef::dynamic().position(-2.0, 0.0).velocity(4.0, 0.0), disc(0.6), frictionless());
-    let light = add_body(&mut world, BodyDef::dynamic().position(1.0, 0.0), disc(0.3), frictionless());
-    let (m1, m2) = (world.body(heavy).unwrap().mass(), world.body(light).unwrap().mass());
+    let heavy = add_body(
+        &mut world,
+        BodyDef::dynamic().position(-2.0, 0.0).velocity(4.0, 0.0),
+        disc(0.6),
+        frictionless(),
+    );
+    let light = add_body(
+        &mut world,
+        BodyDef::dynamic().position(1.0, 0.0),
+        disc(0.3),
+        frictionless(),
+    );
+    let (m1, m2) = (
+        world.body(heavy).unwrap().mass(),
+        world.body(light).unwrap().mass(),
+    );
     for _ in 0..120 {
         world.step();
     }
     let common = 4.0 * m1 / (m1 + m2);
     for body in [heavy, light] {
         let v = world.body(body).unwrap().linear_velocity();
-        assert!((v - Vec2::new(common, 0.0)).length() < 0.01 * common, "{v} vs {common}");
+        assert!(
+            (v - Vec2::new(common, 0.0)).length() < 0.01 * common,
+            "{v} vs {common}"
+        );
     }
 }
 
 #[test]
 fn a_ball_at_300_m_per_s_does_not_tunnel_through_a_segment() {
     let mut world = world_with_gravity(Vec2::ZERO);
-    add_wall(&mut world, Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0), Material::default());
-    let ball = add_body(&mut world, BodyDef::dynamic().position(-7.0, 0.3).velocity(300.0, 0.0), disc(0.1), Material::default());
+    add_wall(
+        &mut world,
+        Vec2::new(0.0, -1.0),
+        Vec2::new(0.0, 1.0),
+        Material::default(),
+    );
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(-7.0, 0.3).velocity(300.0, 0.0),
+        disc(0.1),
+        Material::default(),
+    );
     for _ in 0..30 {
         world.step();
         let x = world.body(ball).unwrap().position().x;
@@ -224,7 +308,9 @@ fn a_ball_at_300_m_per_s_does_not_tunnel_through_a_segment() {
 fn circles_never_leave_a_spinning_kinematic_drum() {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
     let half = 3.0;
-    let drum = world.create_body(BodyDef::kinematic().angular_velocity(2.0)).unwrap();
+    let drum = world
+        .create_body(BodyDef::kinematic().angular_velocity(2.0))
+        .unwrap();
     let corners = [(-half, -half), (half, -half), (half, half), (-half, half)];
     for i in 0..4 {
         let (a, b) = (corners[i], corners[(i + 1) % 4]);
@@ -285,7 +371,12 @@ fn capsules_come_to_rest_lying_flat() {
         let def = BodyDef::dynamic()
             .position(-13.5 + 3.0 * i as f32, 1.0 + 0.2 * i as f32)
             .angle(0.3 * i as f32);
-        pills.push(add_body(&mut world, def, capsule(0.5, 0.15), Material::default()));
+        pills.push(add_body(
+            &mut world,
+            def,
+            capsule(0.5, 0.15),
+            Material::default(),
+        ));
     }
     for _ in 0..480 {
         world.step();
@@ -293,48 +384,100 @@ fn capsules_come_to_rest_lying_flat() {
     assert!(mean_dynamic_speed(&world) < 0.05);
     for pill in pills {
         let b = world.body(pill).unwrap();
-        assert!(b.angle().sin().abs() < 0.02, "capsule at angle {}", b.angle());
-        assert!((b.position().y - 0.15).abs() < 0.01, "capsule at y = {}", b.position().y);
+        assert!(
+            b.angle().sin().abs() < 0.02,
+            "capsule at angle {}",
+            b.angle()
+        );
+        assert!(
+            (b.position().y - 0.15).abs() < 0.01,
+            "capsule at y = {}",
+            b.position().y
+        );
     }
 }
 
 #[test]
 fn a_ball_rolls_off_a_half_disc_dome() {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
-    add_wall(&mut world, Vec2::new(-10.0, 0.0), Vec2::new(10.0, 0.0), Material::default());
+    add_wall(
+        &mut world,
+        Vec2::new(-10.0, 0.0),
+        Vec2::new(10.0, 0.0),
+        Material::default(),
+    );
     let dome = world.create_body(BodyDef::fixed()).unwrap();
     let half_disc = Sector::new(Vec2::ZERO, 2.0, 0.0, std::f32::consts::PI).unwrap();
-    world.add_shape(dome, half_disc, Material::default()).unwrap();
+    world
+        .add_shape(dome, half_disc, Material::default())
+        .unwrap();
     let r = 0.25;
-    let ball = add_body(&mut world, BodyDef::dynamic().position(0.05, 2.0 + r), disc(r), Material::default());
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(0.05, 2.0 + r),
+        disc(r),
+        Material::default(),
+    );
     for step in 0..300 {
         world.step();
         let p = world.body(ball).unwrap().position();
         if p.y > 0.0 {
-            assert!(p.length() > 2.0 + r - 0.02, "step {step}: ball sank into the dome at {p}");
+            assert!(
+                p.length() > 2.0 + r - 0.02,
+                "step {step}: ball sank into the dome at {p}"
+            );
         }
     }
     let p = world.body(ball).unwrap().position();
-    assert!(p.x > 2.0 + r, "ball should have rolled off to the right, at {p}");
-    assert!((p.y - r).abs() < 0.01, "ball should lie on the floor, at {p}");
+    assert!(
+        p.x > 2.0 + r,
+        "ball should have rolled off to the right, at {p}"
+    );
+    assert!(
+        (p.y - r).abs() < 0.01,
+        "ball should lie on the floor, at {p}"
+    );
 }
 
 #[test]
 fn a_dynamic_sector_lands_and_knocks_a_ball() {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
-    add_wall(&mut world, Vec2::new(-10.0, 0.0), Vec2::new(10.0, 0.0), Material::default());
-    let wedge = Sector::new(Vec2::ZERO, 1.0, -0.25 * std::f32::consts::PI, 1.5 * std::f32::consts::PI).unwrap();
-    let pie = world.create_body(BodyDef::dynamic().position(0.0, 3.0)).unwrap();
+    add_wall(
+        &mut world,
+        Vec2::new(-10.0, 0.0),
+        Vec2::new(10.0, 0.0),
+        Material::default(),
+    );
+    let wedge = Sector::new(
+        Vec2::ZERO,
+        1.0,
+        -0.25 * std::f32::consts::PI,
+        1.5 * std::f32::consts::PI,
+    )
+    .unwrap();
+    let pie = world
+        .create_body(BodyDef::dynamic().position(0.0, 3.0))
+        .unwrap();
     let pie_shape = world.add_shape(pie, wedge, Material::default()).unwrap();
-    let ball = add_body(&mut world, BodyDef::dynamic().position(-3.0, 0.3).velocity(6.0, 0.0), disc(0.3), Material::default());
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(-3.0, 0.3).velocity(6.0, 0.0),
+        disc(0.3),
+        Material::default(),
+    );
     for _ in 0..360 {
         world.step();
     }
     assert!(mean_dynamic_speed(&world) < 0.05);
     let lowest = world.shape(pie_shape).unwrap().aabb().min.y;
-    assert!(lowest > -0.01 && lowest < 0.01, "sector rests with its lowest point at {lowest}");
+    assert!(
+        lowest > -0.01 && lowest < 0.01,
+        "sector rests with its lowest point at {lowest}"
+    );
     let pie_view = world.shape(pie_shape).unwrap();
-    let ball_in_pie_frame = pie_view.transform().apply_inverse(world.body(ball).unwrap().position());
+    let ball_in_pie_frame = pie_view
+        .transform()
+        .apply_inverse(world.body(ball).unwrap().position());
     let gap = pie_view.shape().signed_distance(ball_in_pie_frame) - 0.3;
     assert!(gap > -0.02, "the ball overlaps the sector by {}", -gap);
     assert_eq!(world.body(ball).unwrap().kind(), BodyKind::Dynamic);
@@ -350,8 +493,18 @@ fn drop_under_huge_gravity(continuous: bool) -> f32 {
         ..carom::WorldSettings::default()
     })
     .unwrap();
-    add_wall(&mut world, Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), Material::default());
-    let ball = add_body(&mut world, BodyDef::dynamic().position(0.0, 1.1), disc(0.1), Material::default());
+    add_wall(
+        &mut world,
+        Vec2::new(-1.0, 0.0),
+        Vec2::new(1.0, 0.0),
+        Material::default(),
+    );
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(0.0, 1.1),
+        disc(0.1),
+        Material::default(),
+    );
     let mut lowest = f32::INFINITY;
     for _ in 0..5 {
         world.step();
@@ -362,7 +515,10 @@ fn drop_under_huge_gravity(continuous: bool) -> f32 {
 
 #[test]
 fn time_of_impact_stops_a_ball_that_no_speculative_contact_foresaw() {
-    assert!(drop_under_huge_gravity(true) > 0.0, "the sweep let the ball through");
+    assert!(
+        drop_under_huge_gravity(true) > 0.0,
+        "the sweep let the ball through"
+    );
     // Without the sweep the same ball goes straight through: the test above
     // is exercising the time of impact, not the speculative contact.
     assert!(drop_under_huge_gravity(false) < 0.0);

@@ -28,7 +28,7 @@ use crate::graph::Coloring;
 use crate::settings::WorldSettings;
 use contact::{
     apply_restitution, effective_mass, relative_velocity, solve, warm_start, ConstraintPoint,
-    ContactConstraint, SolveContext, Softness,
+    ContactConstraint, Softness, SolveContext,
 };
 use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
 
@@ -165,14 +165,18 @@ impl Solver {
         let ends = |i: u32| dynamic[i as usize].then_some(i);
         self.coloring.build(
             dynamic.len(),
-            contacts
-                .iter()
-                .map(|c| [ends(c.body_a), ends(c.body_b)]),
+            contacts.iter().map(|c| [ends(c.body_a), ends(c.body_b)]),
         );
     }
 
     /// Builds one constraint per contact, in colour order.
-    fn prepare(&mut self, settings: &WorldSettings, bodies: &[Body], contacts: &ContactSet, h: f32) {
+    fn prepare(
+        &mut self,
+        settings: &WorldSettings,
+        bodies: &[Body],
+        contacts: &ContactSet,
+        h: f32,
+    ) {
         // Stiffness is capped at a quarter of the substep rate for stability;
         // contacts with an immovable body get twice the frequency, since only
         // one body moves to resolve them.
@@ -194,7 +198,11 @@ impl Solver {
                 for (c, &k) in out.iter_mut().zip(indices) {
                     let contact = &all[k as usize];
                     let (a, b) = (contact.body_a as usize, contact.body_b as usize);
-                    let softness = if dynamic[a] && dynamic[b] { soft } else { stiff };
+                    let softness = if dynamic[a] && dynamic[b] {
+                        soft
+                    } else {
+                        stiff
+                    };
                     *c = prepare_constraint(k, contact, &bodies[a], &bodies[b], softness);
                     let (sa, sb) = (&states[a], &states[b]);
                     for p in &mut c.points[..c.count] {

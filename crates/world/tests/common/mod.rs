@@ -53,7 +53,9 @@ pub fn add_box(world: &mut World, w: f32, height: f32) -> BodyHandle {
         (Vec2::new(-w, 0.0), Vec2::new(-w, height)),
         (Vec2::new(w, 0.0), Vec2::new(w, height)),
     ] {
-        world.add_shape(body, Segment::new(a, b).unwrap(), m).unwrap();
+        world
+            .add_shape(body, Segment::new(a, b).unwrap(), m)
+            .unwrap();
     }
     body
 }
