@@ -1,0 +1,237 @@
+//! The embedding API: handles, validation, mass, the fixed-step accumulator.
+
+mod common;
+
+use carom::shapes::{Circle, Segment, Stadium, Vec2};
+use carom::{BodyDef, BodyKind, Material, World, WorldError, WorldSettings};
+use common::*;
+
+#[test]
+fn a_removed_body_leaves_stale_handles_behind() {
+    let mut world = World::new(WorldSettings::default()).unwrap();
+    let first = add_body(
+        &mut world,
+        BodyDef::dynamic().name("first"),
+        disc(0.5),
+        Material::default(),
+    );
+    let second = add_body(
+        &mut world,
+        BodyDef::dynamic().position(3.0, 0.0).name("second"),
+        disc(0.5),
+        Material::default(),
+    );
+    let shape = world.body(first).unwrap().shapes().next().unwrap();
+    world.remove_body(first).unwrap();
+
+    assert_eq!(world.body(first).err(), Some(WorldError::StaleBody));
+    assert_eq!(world.shape(shape).err(), Some(WorldError::StaleShape));
+    assert_eq!(world.remove_body(first), Err(WorldError::StaleBody));
+    assert_eq!(
+        world.add_shape(first, disc(1.0), Material::default()).err(),
+        Some(WorldError::StaleBody)
+    );
+    assert_eq!(
+        world.set_linear_velocity(first, Vec2::ONE),
+        Err(WorldError::StaleBody)
+    );
+
+    // A body created afterwards may reuse the slot, never the handle.
+    let third = add_body(
+        &mut world,
+        BodyDef::dynamic(),
+        disc(0.5),
+        Material::default(),
+    );
+    assert_ne!(third, first);
+    assert_eq!(world.body(first).err(), Some(WorldError::StaleBody));
+
+    // The survivors keep their relative order and their data.
+    let names: Vec<_> = world.bodies().map(|b| b.name()).collect();
+    assert_eq!(names, vec![Some("second"), None]);
+    assert_eq!(world.body(second).unwrap().index(), 0);
+    assert_eq!(world.body(second).unwrap().position(), Vec2::new(3.0, 0.0));
+    world.step();
+}
+
+#[test]
+fn invalid_settings_and_definitions_are_refused_with_the_field_named() {
+    let bad_dt = WorldSettings {
+        dt: 0.0,
+        ..WorldSettings::default()
+    };
+    let message = World::new(bad_dt).err().unwrap().to_string();
+    assert!(message.contains("dt"), "{message}");
+
+    let bad_substeps = WorldSettings {
+        substeps: 65,
+        ..WorldSettings::default()
+    };
+    assert!(World::new(bad_substeps).is_err());
+
+    let mut world = World::new(WorldSettings::default()).unwrap();
+    let nan_position = BodyDef::dynamic().position(f32::NAN, 0.0);
+    let message = world.create_body(nan_position).err().unwrap().to_string();
+    assert!(message.contains("position.x"), "{message}");
+
+    let body = world.create_body(BodyDef::dynamic()).unwrap();
+    let bouncy = Material {
+        restitution: 1.5,
+        ..Material::default()
+    };
+    let message = world
+        .add_shape(body, disc(1.0), bouncy)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("restitution"), "{message}");
+    assert!(world.advance(-1.0).is_err());
+    assert!(world.advance(f32::INFINITY).is_err());
+}
+
+#[test]
+fn mass_and_inertia_come_from_the_shapes_densities() {
+    let mut world = World::new(WorldSettings::default()).unwrap();
+    let body = world.create_body(BodyDef::dynamic()).unwrap();
+    // Two discs of radius 0.5 at x = ±1, density 2.
+    let dense = Material {
+        density: 2.0,
+        ..Material::default()
+    };
+    for x in [-1.0, 1.0] {
+        let c = Circle::new(Vec2::new(x, 0.0), 0.5).unwrap();
+        world.add_shape(body, c, dense).unwrap();
+    }
+    let b = world.body(body).unwrap();
+    let disc_mass = 2.0 * std::f32::consts::PI * 0.25;
+    assert!(relative_error(b.mass(), 2.0 * disc_mass) < 1e-5);
+    // Each disc: ½ m r² about its centre plus m d² (parallel axis), d = 1.
+    let expected = 2.0 * (0.5 * disc_mass * 0.25 + disc_mass);
+    assert!(relative_error(b.inertia(), expected) < 1e-5);
+    assert!(b.center_of_mass().length() < 1e-6);
+}
+
+#[test]
+fn an_off_centre_shape_moves_the_centre_of_mass_and_the_body_spins_about_it() {
+    let mut world = world_with_gravity(Vec2::ZERO);
+    let body = world
+        .create_body(BodyDef::dynamic().angular_velocity(1.0))
+        .unwrap();
+    let pill = Stadium::new(Vec2::new(1.0, 0.0), Vec2::new(3.0, 0.0), 0.5).unwrap();
+    world.add_shape(body, pill, Material::default()).unwrap();
+    assert!((world.body(body).unwrap().center_of_mass() - Vec2::new(2.0, 0.0)).length() < 1e-5);
+    for _ in 0..60 {
+        world.step();
+    }
+    // Spinning in free space, the centre of mass stays put while the origin
+    // circles around it.
+    let b = world.body(body).unwrap();
+    assert!((b.center_of_mass() - Vec2::new(2.0, 0.0)).length() < 1e-4);
+    assert!((b.position() - Vec2::new(2.0, 0.0)).length() > 1.9);
+    assert!((b.angle() - 1.0).abs() < 1e-4, "angle {}", b.angle());
+}
+
+#[test]
+fn advance_runs_whole_steps_and_reports_the_leftover() {
+    let mut world = World::new(WorldSettings::default()).unwrap();
+    let dt = world.settings().dt;
+    let a = world.advance(2.5 * dt).unwrap();
+    assert_eq!(a.steps, 2);
+    assert!((a.alpha - 0.5).abs() < 1e-3, "alpha {}", a.alpha);
+    let b = world.advance(0.6 * dt).unwrap();
+    assert_eq!(b.steps, 1, "the leftover half step carries over");
+    assert!((b.alpha - 0.1).abs() < 1e-3);
+    assert_eq!(world.step_count(), 3);
+
+    // A frame of one second would need 60 steps: capped, the rest dropped.
+    let c = world.advance(1.0).unwrap();
+    assert_eq!(c.steps, world.settings().max_steps_per_advance);
+    assert!(c.dropped_time);
+    assert!(c.alpha < 1.0);
+}
+
+#[test]
+fn kinematic_bodies_move_by_their_velocity_and_ignore_contacts() {
+    let mut world = world_with_gravity(Vec2::new(0.0, -10.0));
+    let paddle = world
+        .create_body(BodyDef::kinematic().position(-5.0, 0.0).velocity(2.0, 0.0))
+        .unwrap();
+    let wall = Segment::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0)).unwrap();
+    world.add_shape(paddle, wall, Material::default()).unwrap();
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(0.0, 0.0),
+        disc(0.3),
+        Material::default(),
+    );
+    for _ in 0..60 {
+        world.step();
+    }
+    let p = world.body(paddle).unwrap();
+    assert_eq!(p.kind(), BodyKind::Kinematic);
+    assert!((p.position() - Vec2::new(-3.0, 0.0)).length() < 1e-4);
+    assert_eq!(p.linear_velocity(), Vec2::new(2.0, 0.0));
+    // The ball fell freely: the paddle never reached it.
+    assert!(world.body(ball).unwrap().position().y < -4.0);
+}
+
+#[test]
+fn a_kinematic_paddle_pushes_a_dynamic_ball() {
+    let mut world = world_with_gravity(Vec2::ZERO);
+    let paddle = world
+        .create_body(BodyDef::kinematic().position(-1.0, 0.0).velocity(2.0, 0.0))
+        .unwrap();
+    let wall = Segment::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0)).unwrap();
+    world.add_shape(paddle, wall, Material::default()).unwrap();
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic().position(0.0, 0.0),
+        disc(0.3),
+        Material::default(),
+    );
+    for _ in 0..60 {
+        world.step();
+    }
+    let paddle_x = world.body(paddle).unwrap().position().x;
+    let ball_x = world.body(ball).unwrap().position().x;
+    assert!(
+        ball_x - paddle_x > 0.3 - 0.01,
+        "the paddle overran the ball"
+    );
+    let v = world.body(ball).unwrap().linear_velocity();
+    assert!(v.x >= 2.0 - 0.01, "ball moves at {v}");
+}
+
+#[test]
+fn the_state_hash_changes_with_any_bit_of_state() {
+    let mut world = world_with_gravity(Vec2::new(0.0, -10.0));
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic(),
+        disc(0.5),
+        Material::default(),
+    );
+    let before = world.state_hash();
+    world.set_angular_velocity(ball, 1e-30).unwrap();
+    assert_ne!(world.state_hash(), before);
+}
+
+#[test]
+fn impulses_change_velocity_by_impulse_over_mass() {
+    let mut world = world_with_gravity(Vec2::ZERO);
+    let ball = add_body(
+        &mut world,
+        BodyDef::dynamic(),
+        disc(0.5),
+        Material::default(),
+    );
+    let m = world.body(ball).unwrap().mass();
+    world
+        .apply_impulse(ball, Vec2::new(3.0, 0.0), Vec2::new(0.0, 0.5))
+        .unwrap();
+    let b = world.body(ball).unwrap();
+    assert!((b.linear_velocity() - Vec2::new(3.0 / m, 0.0)).length() < 1e-5);
+    // Off-centre: torque r × J = (0, 0.5) × (3, 0) = −1.5.
+    let i = b.inertia();
+    assert!((b.angular_velocity() + 1.5 / i).abs() < 1e-4);
+}
