@@ -9,11 +9,11 @@
 //!   every shape in it, so a shape can only overlap shapes whose centres lie
 //!   in its own or the eight neighbouring cells. Rebuilding costs two passes
 //!   over the shapes and needs no hashing and no incremental bookkeeping.
-//! - **Fixed shapes** (on static and kinematic bodies) and **large dynamic
-//!   shapes** (more than four times the median size, which would otherwise
-//!   force a coarse grid on everyone) live in bounding-volume trees: one for
-//!   static shapes, rebuilt only when they change, and one for shapes that
-//!   move, rebuilt every step (they are few).
+//! - **Fixed shapes** (on static and kinematic bodies) and **large or fast
+//!   dynamic shapes** (whose box grown by a step of motion exceeds twice the
+//!   median size, which would otherwise force a coarse grid on everyone) live
+//!   in bounding-volume trees: one for static shapes, rebuilt only when they
+//!   change, and one for shapes that move, rebuilt every step.
 //!
 //! A sort-and-sweep or a dynamic tree would also work, but both pay
 //! O(n log n) or pointer chasing where the grid pays a counting sort.
@@ -43,8 +43,18 @@ pub(crate) struct Pair {
 /// so the split does not depend on the number of threads.
 const PAIR_CHUNK: usize = 256;
 
-/// Shapes larger than this multiple of the median dynamic shape leave the grid.
-const LARGE_FACTOR: f32 = 4.0;
+/// A dynamic shape whose box, grown by its motion this step, exceeds this
+/// multiple of the median shape size leaves the grid for the moving tree.
+/// That keeps the grid's cells small (they must hold the largest box) when a
+/// few shapes are big or many are falling fast.
+const LARGE_FACTOR: f32 = 2.0;
+
+/// The larger side of a box.
+#[inline]
+fn box_size(b: &Aabb) -> f32 {
+    let d = b.max - b.min;
+    d.x.max(d.y)
+}
 
 /// How a dynamic shape is indexed this step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +105,8 @@ pub(crate) struct BroadPhase {
     dynamic_shapes: Vec<u32>,
     slots: Vec<Slot>,
     sizes: Vec<f32>,
+    /// Unmoved box sizes of the dynamic shapes, for finding their median.
+    median_scratch: Vec<f32>,
     /// Per shape: its box grown by how far its body may move this step.
     fat: Vec<Aabb>,
     grid: Grid,
@@ -165,12 +177,12 @@ impl BroadPhase {
     fn classify(&mut self, bodies: &[Body], colliders: &[Collider]) {
         self.dynamic_shapes.clear();
         self.sizes.clear();
+        self.median_scratch.clear();
         for (i, c) in colliders.iter().enumerate() {
             if bodies[c.body as usize].kind == BodyKind::Dynamic {
                 self.dynamic_shapes.push(i as u32);
-                let fat = &self.fat[i];
-                let d = fat.max - fat.min;
-                self.sizes.push(d.x.max(d.y));
+                self.sizes.push(box_size(&self.fat[i]));
+                self.median_scratch.push(box_size(&c.aabb));
             }
         }
         self.slots.clear();
@@ -178,12 +190,10 @@ impl BroadPhase {
         if self.dynamic_shapes.is_empty() {
             return;
         }
-        let median = {
-            let mid = self.sizes.len() / 2;
-            let mut scratch = self.sizes.clone();
-            let (_, m, _) = scratch.select_nth_unstable_by(mid, f32::total_cmp);
-            *m
-        };
+        let mid = self.median_scratch.len() / 2;
+        let (_, median, _) = self
+            .median_scratch
+            .select_nth_unstable_by(mid, f32::total_cmp);
         let limit = LARGE_FACTOR * median.max(f32::MIN_POSITIVE);
         for (k, &s) in self.dynamic_shapes.iter().enumerate() {
             if self.sizes[k] <= limit {
