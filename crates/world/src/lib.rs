@@ -45,3 +45,8 @@ pub use carom_shapes as shapes;
 pub use error::WorldError;
 pub use settings::WorldSettings;
 pub use world::{Advance, BodyRef, ContactView, ShapeRef, StepStats, World};
+
+/// The README's Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
