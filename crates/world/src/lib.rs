@@ -37,6 +37,8 @@ mod solver;
 mod tree;
 mod world;
 
+#[cfg(feature = "render")]
+pub mod render;
 pub mod scene;
 
 pub use body::{BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
