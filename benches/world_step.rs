@@ -6,8 +6,7 @@
 use std::path::Path;
 
 use carom::scene::Scene;
-use carom::shapes::{Circle, Segment, Vec2};
-use carom::{BodyDef, Material, World, WorldSettings};
+use carom::World;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 /// Loads a bundled scene and runs it `warmup` steps.
@@ -23,30 +22,9 @@ fn scene_world(name: &str, warmup: usize) -> World {
     world
 }
 
-/// `n` circles of radius 0.25 dropped in a square grid into an open box
-/// sized so the pile ends about 30 rows deep, run `warmup` steps.
-fn circle_pile(n: usize, warmup: usize) -> World {
-    let mut world = World::new(WorldSettings::default()).expect("default settings");
-    let columns = (n as f32 / 30.0).ceil().max(1.0) as usize;
-    let half_width = 0.3 * columns as f32 + 1.0;
-    let walls = world.create_body(BodyDef::fixed()).expect("body");
-    let m = Material::default();
-    for (a, b) in [
-        ((-half_width, 0.0), (half_width, 0.0)),
-        ((-half_width, 0.0), (-half_width, 1000.0)),
-        ((half_width, 0.0), (half_width, 1000.0)),
-    ] {
-        let wall = Segment::new(Vec2::new(a.0, a.1), Vec2::new(b.0, b.1)).expect("wall");
-        world.add_shape(walls, wall, m).expect("shape");
-    }
-    let circle = Circle::new(Vec2::ZERO, 0.25).expect("circle");
-    for i in 0..n {
-        let (row, column) = (i / columns, i % columns);
-        let x = -half_width + 0.7 + 0.6 * column as f32;
-        let def = BodyDef::dynamic().position(x, 1.0 + 0.6 * row as f32);
-        let body = world.create_body(def).expect("body");
-        world.add_shape(body, circle, m).expect("shape");
-    }
+/// A circle pile of `n` bodies (see `Scene::circle_pile`), run `warmup` steps.
+fn circle_pile(n: u32, warmup: usize) -> World {
+    let mut world = Scene::circle_pile(n).build_world().expect("pile builds");
     for _ in 0..warmup {
         world.step();
     }
@@ -66,8 +44,8 @@ fn bench_scenes(c: &mut Criterion) {
 fn bench_pile_sizes(c: &mut Criterion) {
     let mut group = c.benchmark_group("circle_pile_step");
     group.sample_size(10);
-    for n in [1_000usize, 10_000] {
-        let mut world = circle_pile(n, 60);
+    for n in [1_000u32, 10_000] {
+        let mut world = circle_pile(n, 120);
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| world.step())
         });

@@ -48,6 +48,7 @@
 
 mod check;
 mod expand;
+mod pile;
 mod spec;
 mod summary;
 

@@ -1,0 +1,147 @@
+//! How step time grows with the number of bodies.
+//!
+//! Steps circle piles of growing size (`Scene::circle_pile`: the same depth
+//! at every size, so the work per body is constant), times each step after
+//! a warm-up, and writes `docs/scaling.csv` and the plot `docs/scaling.svg`
+//! of median time per step against body count. It also reports the peak
+//! resident memory per body of the largest run.
+//!
+//! ```text
+//! cargo run --release --example scaling -- [--max 100000] [--threads 1] [--out docs/scaling]
+//! ```
+
+use std::time::Instant;
+
+use carom::scene::Scene;
+use plotters::prelude::*;
+
+/// Body counts measured, up to `--max`.
+const SIZES: [u32; 6] = [1_000, 3_000, 10_000, 30_000, 60_000, 100_000];
+/// Steps run before timing: the pile has landed and is settling.
+const WARMUP: usize = 150;
+/// Steps timed.
+const MEASURED: usize = 60;
+
+struct Options {
+    max: u32,
+    threads: usize,
+    out: String,
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        max: 100_000,
+        threads: 1,
+        out: String::from("docs/scaling"),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--max" => options.max = value.parse().map_err(|e| format!("--max: {e}"))?,
+            "--threads" => {
+                options.threads = value.parse().map_err(|e| format!("--threads: {e}"))?
+            }
+            "--out" => options.out = value,
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    Ok(options)
+}
+
+/// Median milliseconds per step of a pile of `count` circles.
+fn median_step_ms(count: u32) -> f64 {
+    let mut world = Scene::circle_pile(count)
+        .build_world()
+        .expect("pile builds");
+    for _ in 0..WARMUP {
+        world.step();
+    }
+    let mut times: Vec<f64> = (0..MEASURED)
+        .map(|_| {
+            let start = Instant::now();
+            world.step();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// Peak resident memory of this process, bytes (Linux; None elsewhere).
+fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn plot(points: &[(u32, f64)], path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, (720, 420)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let max_n = points.iter().map(|p| p.0).max().unwrap_or(1) as f64;
+    let max_ms = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "carom: median step time of a settling circle pile",
+            ("sans-serif", 18),
+        )
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0..max_n * 1.05, 0.0..max_ms * 1.15)?;
+    chart
+        .configure_mesh()
+        .x_desc("bodies")
+        .y_desc("ms per step")
+        .draw()?;
+    let series = points.iter().map(|&(n, ms)| (n as f64, ms));
+    chart.draw_series(LineSeries::new(series.clone(), BLUE.stroke_width(2)))?;
+    chart.draw_series(series.map(|p| Circle::new(p, 4, BLUE.filled())))?;
+    root.present()?;
+    Ok(())
+}
+
+fn main() {
+    let options = match parse_options() {
+        Ok(o) => o,
+        Err(message) => {
+            eprintln!("error: {message}");
+            std::process::exit(2);
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .expect("thread pool");
+    let mut points = Vec::new();
+    let mut csv = String::from("bodies,threads,median_ms_per_step,us_per_body_step\n");
+    for &count in SIZES.iter().filter(|&&n| n <= options.max) {
+        let ms = pool.install(|| median_step_ms(count));
+        let per_body_us = 1e3 * ms / count as f64;
+        println!("{count:>7} bodies: {ms:8.3} ms/step, {per_body_us:.3} µs per body-step");
+        csv.push_str(&format!(
+            "{count},{},{ms:.4},{per_body_us:.5}\n",
+            options.threads
+        ));
+        points.push((count, ms));
+    }
+    if let (Some(bytes), Some(&(count, _))) = (peak_memory_bytes(), points.last()) {
+        println!(
+            "peak memory {:.1} MB, {:.0} bytes per body at {count} bodies",
+            bytes as f64 / 1e6,
+            bytes as f64 / count as f64
+        );
+    }
+    let csv_path = format!("{}.csv", options.out);
+    let svg_path = format!("{}.svg", options.out);
+    if let Err(e) = std::fs::write(&csv_path, csv) {
+        eprintln!("error: cannot write {csv_path}: {e}");
+        std::process::exit(1);
+    }
+    if let Err(e) = plot(&points, &svg_path) {
+        eprintln!("error: cannot draw {svg_path}: {e}");
+        std::process::exit(1);
+    }
+    println!("wrote {csv_path} and {svg_path}");
+}
