@@ -436,3 +436,104 @@ fn colours_spell_as_svg_expects() {
     assert_eq!(Rgb::hex(0x3f7fcf).to_hex_string(), "#3f7fcf");
     assert_eq!(Rgb::hex(0x0a0b0c).to_rgba(), [10, 11, 12, 255]);
 }
+
+/// `carom render` through the binary.
+#[cfg(feature = "cli")]
+mod command_line {
+    use std::path::PathBuf;
+    use std::process::{Command, Output};
+
+    fn fixture(name: &str) -> String {
+        format!("{}/tests/scenes/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    fn carom(args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_carom"))
+            .args(args)
+            .output()
+            .expect("the carom binary runs")
+    }
+
+    fn stderr(output: &Output) -> String {
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+
+    /// A path in the temporary directory, unique to this test process.
+    fn temp_file(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("carom-render-{}-{name}", std::process::id()))
+    }
+
+    /// Runs `carom render` on the small fixture for a few steps into `name`,
+    /// expects success, and returns the bytes written.
+    fn render_to(name: &str, extra: &[&str]) -> Vec<u8> {
+        let out = temp_file(name);
+        let out_arg = out.display().to_string();
+        let scene = fixture("small.ron");
+        let mut args = vec!["render", &scene, "--steps", "12", "--out", &out_arg];
+        args.extend_from_slice(extra);
+        let output = carom(&args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let bytes = std::fs::read(&out).expect("the picture was written");
+        let _ = std::fs::remove_file(&out);
+        bytes
+    }
+
+    #[test]
+    fn writes_each_format() {
+        let png = render_to("frame.png", &["--width", "200"]);
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let svg = String::from_utf8(render_to("frame.svg", &["--contacts"])).unwrap();
+        assert!(svg.starts_with("<svg ") && svg.contains("dynamic circle"));
+        let gif = render_to("run.gif", &["--width", "64", "--every", "4"]);
+        assert!(gif.starts_with(b"GIF89a"));
+        let mut decoder = gif::DecodeOptions::new().read_info(&gif[..]).unwrap();
+        let mut frames = 0;
+        while decoder.read_next_frame().unwrap().is_some() {
+            frames += 1;
+        }
+        assert_eq!(frames, 4, "steps 0, 4, 8 and 12");
+    }
+
+    #[test]
+    fn the_same_run_gives_the_same_picture() {
+        let view = ["--view=-3,-1,3,4"];
+        assert_eq!(render_to("a.png", &view), render_to("b.png", &view));
+    }
+
+    #[test]
+    fn bad_arguments_exit_2_with_a_message() {
+        let scene = fixture("small.ron");
+        let out = temp_file("never.png").display().to_string();
+        let cases: [(Vec<&str>, &str); 6] = [
+            (vec!["--out", "picture.jpg"], "use .svg, .png or .gif"),
+            (vec!["--out", &out, "--view=1,0,0,1"], "x0 < x1 and y0 < y1"),
+            (vec!["--out", &out, "--view", "0,0,1"], "four numbers"),
+            (vec!["--out", &out, "--view=0,0,inf,1"], "finite"),
+            (vec!["--out", &out, "--width", "0"], "--width"),
+            (vec![], "--out"),
+        ];
+        for (extra, expected) in cases {
+            let mut args = vec!["render", &scene];
+            args.extend(extra.iter().copied());
+            let output = carom(&args);
+            let message = stderr(&output);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
+            assert!(message.contains(expected), "{args:?}: {message}");
+        }
+        assert!(!temp_file("never.png").exists(), "nothing is written");
+    }
+
+    #[test]
+    fn a_bad_scene_exits_2_and_an_unwritable_file_exits_1() {
+        let output = carom(&["render", &fixture("negative_radius.ron"), "--out", "x.png"]);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        let nowhere = temp_file("no-such-dir").join("x.png").display().to_string();
+        let output = carom(&["render", &fixture("small.ron"), "--out", &nowhere]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("cannot write"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}

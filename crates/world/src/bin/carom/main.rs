@@ -7,6 +7,7 @@ mod check;
 mod demo;
 mod failure;
 mod output;
+mod render;
 mod report;
 mod run;
 mod setup;
@@ -34,6 +35,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Load and validate a scene; print its bodies and shapes by kind.
     Check(check::CheckArgs),
+    /// Draw a scene: `.svg` or `.png` at the last step, `.gif` animated.
+    Render(render::RenderArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Bench(args)) => bench::bench(args),
         Some(Command::Check(args)) => check::check(args),
+        Some(Command::Render(args)) => render::render(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
