@@ -46,7 +46,7 @@ pub use carom_narrowphase as narrowphase;
 pub use carom_shapes as shapes;
 pub use error::WorldError;
 pub use settings::WorldSettings;
-pub use world::{Advance, BodyRef, ContactView, ShapeRef, StepStats, World};
+pub use world::{Advance, BodyRef, ContactView, ShapeRef, StepStats, StepTimings, World};
 
 /// The README's Rust examples run as doctests.
 #[cfg(doctest)]

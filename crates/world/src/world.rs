@@ -49,6 +49,45 @@ pub struct StepStats {
     pub colors: usize,
     /// Bodies moved back by continuous collision.
     pub ccd_hits: usize,
+    /// Where the step's time went.
+    pub timings: StepTimings,
+}
+
+/// Wall-clock seconds spent in each phase of the last step.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepTimings {
+    /// Finding candidate pairs.
+    pub broadphase: f64,
+    /// Computing manifolds and matching them for warm starting.
+    pub narrowphase: f64,
+    /// Colouring, preparing and solving constraints, integrating.
+    pub solver: f64,
+    /// Continuous collision and refreshing bounds.
+    pub finish: f64,
+}
+
+impl StepTimings {
+    /// The whole step.
+    pub fn total(&self) -> f64 {
+        self.broadphase + self.narrowphase + self.solver + self.finish
+    }
+}
+
+/// Measures consecutive phases of a step.
+struct PhaseClock(std::time::Instant);
+
+impl PhaseClock {
+    fn start() -> PhaseClock {
+        PhaseClock(std::time::Instant::now())
+    }
+
+    /// Seconds since the last lap (or the start).
+    fn lap(&mut self) -> f64 {
+        let now = std::time::Instant::now();
+        let seconds = now.duration_since(self.0).as_secs_f64();
+        self.0 = now;
+        seconds
+    }
 }
 
 /// What [`World::advance`] did.
@@ -282,6 +321,7 @@ impl World {
 
     /// Advances the world by exactly one fixed step of `settings.dt`.
     pub fn step(&mut self) {
+        let mut clock = PhaseClock::start();
         let margin = self.settings.speculative_distance;
         let pairs = self.broadphase.find_pairs(
             &self.bodies,
@@ -291,6 +331,7 @@ impl World {
             self.static_version,
         );
         self.stats.pairs = pairs.len();
+        let broadphase = clock.lap();
         self.contacts.update(
             pairs,
             &self.bodies,
@@ -298,12 +339,14 @@ impl World {
             margin,
             self.settings.dt,
         );
+        let narrowphase = clock.lap();
         let solved = self
             .solver
             .step(&self.settings, &mut self.bodies, &mut self.contacts);
         self.stats.manifolds = self.contacts.len();
         self.stats.contact_points = self.contacts.point_count();
         self.stats.colors = solved.colors;
+        let solver = clock.lap();
         self.stats.ccd_hits = if self.settings.continuous {
             crate::ccd::solve_continuous(
                 &mut self.bodies,
@@ -320,6 +363,13 @@ impl World {
                 self.refresh_aabbs(index);
             }
         }
+        let finish = clock.lap();
+        self.stats.timings = StepTimings {
+            broadphase,
+            narrowphase,
+            solver,
+            finish,
+        };
         self.steps += 1;
     }
 

@@ -56,7 +56,7 @@ impl Softness {
     }
 }
 
-/// One point of a [`ContactConstraint`].
+/// One point of a [`ContactConstraint`]: 32 bytes of what every pass reads.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ConstraintPoint {
     /// Anchor from A's centre of mass, world frame, fixed for the step.
@@ -69,20 +69,25 @@ pub(crate) struct ConstraintPoint {
     pub tangent_mass: f32,
     pub normal_impulse: f32,
     pub tangent_impulse: f32,
-    /// Largest normal impulse applied in one pass; zero means the point never pushed.
-    pub max_normal_impulse: f32,
     /// Normal velocity at impact, for restitution: measured when the point
     /// first pushes during the step (or at the start of the step if it was
     /// already pushing), so that gravity gained before impact is counted.
     pub approach_speed: f32,
-    pub approach_recorded: bool,
 }
 
-/// A contact constraint between bodies `a` and `b` (dense body indices).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct ContactConstraint {
-    /// Index of the contact in the contact set, to store impulses back.
-    pub contact: u32,
+/// Per-point flags of a constraint.
+const APPROACH_RECORDED: u8 = 1;
+const PUSHED: u8 = 2;
+
+/// A contact constraint with `N` points (1 or 2) between bodies `a` and `b`
+/// (dense body indices).
+///
+/// One- and two-point constraints live in separate arrays so that the
+/// common case, a circle touching something, carries no unused second
+/// point: every substep streams all constraints through the cache three
+/// times, so their size is what the solver's speed is made of.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ContactConstraint<const N: usize> {
     pub a: u32,
     pub b: u32,
     pub inv_mass_a: f32,
@@ -92,9 +97,64 @@ pub(crate) struct ContactConstraint {
     pub normal: Vec2,
     pub friction: f32,
     pub restitution: f32,
-    pub softness: Softness,
-    pub count: usize,
-    pub points: [ConstraintPoint; 2],
+    /// Whether the pair has an immovable body (stiffer softness).
+    pub stiff: bool,
+    /// [`APPROACH_RECORDED`] and [`PUSHED`] per point.
+    pub flags: [u8; N],
+    pub points: [ConstraintPoint; N],
+}
+
+impl<const N: usize> Default for ContactConstraint<N> {
+    fn default() -> Self {
+        ContactConstraint {
+            a: 0,
+            b: 0,
+            inv_mass_a: 0.0,
+            inv_inertia_a: 0.0,
+            inv_mass_b: 0.0,
+            inv_inertia_b: 0.0,
+            normal: Vec2::ZERO,
+            friction: 0.0,
+            restitution: 0.0,
+            stiff: false,
+            flags: [0; N],
+            points: [ConstraintPoint::default(); N],
+        }
+    }
+}
+
+impl<const N: usize> ContactConstraint<N> {
+    /// Effective mass `1 / (m_A⁻¹ + m_B⁻¹ + I_A⁻¹ (r_A×d)² + I_B⁻¹ (r_B×d)²)`
+    /// of an impulse along `d` at anchors `r_A`, `r_B`.
+    #[inline]
+    pub fn effective_mass(&self, ra: Vec2, rb: Vec2, d: Vec2) -> f32 {
+        let rna = ra.perp_dot(d);
+        let rnb = rb.perp_dot(d);
+        let k = self.inv_mass_a
+            + self.inv_mass_b
+            + self.inv_inertia_a * rna * rna
+            + self.inv_inertia_b * rnb * rnb;
+        if k > 0.0 {
+            1.0 / k
+        } else {
+            0.0
+        }
+    }
+
+    /// Marks that point `k` was already pushing when the step began, so
+    /// its start-of-step normal velocity stands as its approach speed.
+    pub fn mark_approach_recorded(&mut self, k: usize) {
+        self.flags[k] |= APPROACH_RECORDED;
+    }
+
+    /// Applies impulse `p` at the anchors: `−p` to A and `+p` to B.
+    #[inline]
+    fn apply(&self, a: &mut BodyState, b: &mut BodyState, ra: Vec2, rb: Vec2, p: Vec2) {
+        a.v -= self.inv_mass_a * p;
+        a.w -= self.inv_inertia_a * ra.perp_dot(p);
+        b.v += self.inv_mass_b * p;
+        b.w += self.inv_inertia_b * rb.perp_dot(p);
+    }
 }
 
 /// What the solve loop needs besides the constraint.
@@ -103,20 +163,10 @@ pub(crate) struct SolveContext {
     pub inv_h: f32,
     pub push_speed: f32,
     pub restitution_threshold: f32,
-}
-
-/// Effective mass `1 / (m_A⁻¹ + m_B⁻¹ + I_A⁻¹ (r_A×d)² + I_B⁻¹ (r_B×d)²)` of
-/// an impulse along `d` at anchors `r_A`, `r_B`.
-#[inline]
-pub(crate) fn effective_mass(c: &ContactConstraint, ra: Vec2, rb: Vec2, d: Vec2) -> f32 {
-    let rna = ra.perp_dot(d);
-    let rnb = rb.perp_dot(d);
-    let k = c.inv_mass_a + c.inv_mass_b + c.inv_inertia_a * rna * rna + c.inv_inertia_b * rnb * rnb;
-    if k > 0.0 {
-        1.0 / k
-    } else {
-        0.0
-    }
+    /// Softness of contacts between two dynamic bodies.
+    pub soft: Softness,
+    /// Softness of contacts with an immovable body.
+    pub stiff: Softness,
 }
 
 /// Velocity of B's anchor relative to A's: `(v_B + ω_B × r_B) − (v_A + ω_A × r_A)`.
@@ -125,114 +175,144 @@ pub(crate) fn relative_velocity(a: &BodyState, b: &BodyState, ra: Vec2, rb: Vec2
     (b.v + b.w * rb.perp()) - (a.v + a.w * ra.perp())
 }
 
-/// Applies impulse `p` at the anchors: `−p` to A and `+p` to B.
-#[inline]
-fn apply(c: &ContactConstraint, a: &mut BodyState, b: &mut BodyState, ra: Vec2, rb: Vec2, p: Vec2) {
-    a.v -= c.inv_mass_a * p;
-    a.w -= c.inv_inertia_a * ra.perp_dot(p);
-    b.v += c.inv_mass_b * p;
-    b.w += c.inv_inertia_b * rb.perp_dot(p);
-}
-
 /// The friction direction: the normal turned 90° clockwise.
 #[inline]
-fn tangent(n: Vec2) -> Vec2 {
+pub(crate) fn tangent(n: Vec2) -> Vec2 {
     Vec2::new(n.y, -n.x)
 }
 
+/// One pass of the solver over a constraint and its two bodies.
+pub(crate) trait ConstraintPass: Sync {
+    fn run<const N: usize>(
+        &self,
+        c: &mut ContactConstraint<N>,
+        a: &mut BodyState,
+        b: &mut BodyState,
+    );
+}
+
 /// Applies the impulses kept from the last step.
-pub(crate) fn warm_start(c: &ContactConstraint, a: &mut BodyState, b: &mut BodyState) {
-    let t = tangent(c.normal);
-    for p in &c.points[..c.count] {
-        let impulse = p.normal_impulse * c.normal + p.tangent_impulse * t;
-        apply(c, a, b, p.anchor_a, p.anchor_b, impulse);
+pub(crate) struct WarmStart;
+
+impl ConstraintPass for WarmStart {
+    #[inline]
+    fn run<const N: usize>(
+        &self,
+        c: &mut ContactConstraint<N>,
+        a: &mut BodyState,
+        b: &mut BodyState,
+    ) {
+        let t = tangent(c.normal);
+        for p in &c.points {
+            let impulse = p.normal_impulse * c.normal + p.tangent_impulse * t;
+            c.apply(a, b, p.anchor_a, p.anchor_b, impulse);
+        }
     }
 }
 
-/// One pass over the constraint: normal impulses, then friction.
-/// `use_bias` selects the solve pass (soft push-out) or the relax pass.
-pub(crate) fn solve(
-    c: &mut ContactConstraint,
-    a: &mut BodyState,
-    b: &mut BodyState,
-    ctx: &SolveContext,
-    use_bias: bool,
-) {
-    let n = c.normal;
-    let moved = (b.dp - a.dp).dot(n);
-    for k in 0..c.count {
-        let p = c.points[k];
-        // Current separation from the substep motion, anchors rotated by Δq.
-        let prb = b.dq.rotate(p.anchor_b);
-        let pra = a.dq.rotate(p.anchor_a);
-        let s = p.base_separation + moved + (prb - pra).dot(n);
-        let (bias, mass_scale, impulse_scale) = if s > 0.0 {
-            (s * ctx.inv_h, 1.0, 0.0)
-        } else if use_bias {
-            let soft = c.softness;
-            (
-                (soft.bias_rate * s).max(-ctx.push_speed),
-                soft.mass_scale,
-                soft.impulse_scale,
-            )
-        } else {
-            (0.0, 1.0, 0.0)
-        };
-        let vn = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(n);
-        let impulse = -p.normal_mass * (mass_scale * vn + bias) - impulse_scale * p.normal_impulse;
-        let new_total = (p.normal_impulse + impulse).max(0.0);
-        let applied = new_total - p.normal_impulse;
-        let point = &mut c.points[k];
-        if !point.approach_recorded && applied > 0.0 {
-            point.approach_speed = vn;
-            point.approach_recorded = true;
+/// The solve pass (soft push-out, `use_bias`) or the relax pass.
+pub(crate) struct Solve {
+    pub ctx: SolveContext,
+    pub use_bias: bool,
+}
+
+impl ConstraintPass for Solve {
+    /// Normal impulses, then friction.
+    #[inline]
+    fn run<const N: usize>(
+        &self,
+        c: &mut ContactConstraint<N>,
+        a: &mut BodyState,
+        b: &mut BodyState,
+    ) {
+        let ctx = &self.ctx;
+        let n = c.normal;
+        let moved = (b.dp - a.dp).dot(n);
+        let soft = if c.stiff { ctx.stiff } else { ctx.soft };
+        for k in 0..N {
+            let p = c.points[k];
+            // Current separation from the substep motion, anchors rotated by Δq.
+            let prb = b.dq.rotate(p.anchor_b);
+            let pra = a.dq.rotate(p.anchor_a);
+            let s = p.base_separation + moved + (prb - pra).dot(n);
+            let (bias, mass_scale, impulse_scale) = if s > 0.0 {
+                (s * ctx.inv_h, 1.0, 0.0)
+            } else if self.use_bias {
+                (
+                    (soft.bias_rate * s).max(-ctx.push_speed),
+                    soft.mass_scale,
+                    soft.impulse_scale,
+                )
+            } else {
+                (0.0, 1.0, 0.0)
+            };
+            let vn = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(n);
+            let impulse =
+                -p.normal_mass * (mass_scale * vn + bias) - impulse_scale * p.normal_impulse;
+            let new_total = (p.normal_impulse + impulse).max(0.0);
+            let applied = new_total - p.normal_impulse;
+            if applied > 0.0 {
+                if c.flags[k] & APPROACH_RECORDED == 0 {
+                    c.points[k].approach_speed = vn;
+                }
+                c.flags[k] |= APPROACH_RECORDED | PUSHED;
+            }
+            c.points[k].normal_impulse = new_total;
+            c.apply(a, b, p.anchor_a, p.anchor_b, applied * n);
         }
-        point.normal_impulse = new_total;
-        point.max_normal_impulse = point.max_normal_impulse.max(applied);
-        apply(c, a, b, p.anchor_a, p.anchor_b, applied * n);
+        solve_friction(c, a, b);
     }
-    solve_friction(c, a, b);
 }
 
 /// Coulomb friction: drive the tangential velocity to zero with
 /// `|λt| ≤ μ λn` per point.
-fn solve_friction(c: &mut ContactConstraint, a: &mut BodyState, b: &mut BodyState) {
+#[inline]
+fn solve_friction<const N: usize>(
+    c: &mut ContactConstraint<N>,
+    a: &mut BodyState,
+    b: &mut BodyState,
+) {
     let t = tangent(c.normal);
-    for k in 0..c.count {
+    for k in 0..N {
         let p = c.points[k];
         let vt = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(t);
         let limit = c.friction * p.normal_impulse;
         let new_total = (p.tangent_impulse - p.tangent_mass * vt).clamp(-limit, limit);
         let applied = new_total - p.tangent_impulse;
         c.points[k].tangent_impulse = new_total;
-        apply(c, a, b, p.anchor_a, p.anchor_b, applied * t);
+        c.apply(a, b, p.anchor_a, p.anchor_b, applied * t);
     }
 }
 
 /// After the substeps: make points that struck faster than the threshold
 /// leave at `e` times their approach speed, `v_n' = −e·v_n,impact`.
-pub(crate) fn apply_restitution(
-    c: &mut ContactConstraint,
-    a: &mut BodyState,
-    b: &mut BodyState,
-    ctx: &SolveContext,
-) {
-    if c.restitution == 0.0 {
-        return;
-    }
-    let n = c.normal;
-    for k in 0..c.count {
-        let p = c.points[k];
-        if p.approach_speed > -ctx.restitution_threshold || p.max_normal_impulse == 0.0 {
-            continue;
+pub(crate) struct Restitution {
+    pub ctx: SolveContext,
+}
+
+impl ConstraintPass for Restitution {
+    fn run<const N: usize>(
+        &self,
+        c: &mut ContactConstraint<N>,
+        a: &mut BodyState,
+        b: &mut BodyState,
+    ) {
+        if c.restitution == 0.0 {
+            return;
         }
-        let vn = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(n);
-        let impulse = -p.normal_mass * (vn + c.restitution * p.approach_speed);
-        let new_total = (p.normal_impulse + impulse).max(0.0);
-        let applied = new_total - p.normal_impulse;
-        c.points[k].normal_impulse = new_total;
-        c.points[k].max_normal_impulse = p.max_normal_impulse.max(applied);
-        apply(c, a, b, p.anchor_a, p.anchor_b, applied * n);
+        let n = c.normal;
+        for k in 0..N {
+            let p = c.points[k];
+            if p.approach_speed > -self.ctx.restitution_threshold || c.flags[k] & PUSHED == 0 {
+                continue;
+            }
+            let vn = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(n);
+            let impulse = -p.normal_mass * (vn + c.restitution * p.approach_speed);
+            let new_total = (p.normal_impulse + impulse).max(0.0);
+            let applied = new_total - p.normal_impulse;
+            c.points[k].normal_impulse = new_total;
+            c.apply(a, b, p.anchor_a, p.anchor_b, applied * n);
+        }
     }
 }
 

@@ -23,12 +23,12 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::contacts::{ContactSet, PointImpulse};
+use crate::contacts::{Contact, ContactSet, PointImpulse};
 use crate::graph::Coloring;
 use crate::settings::WorldSettings;
 use contact::{
-    apply_restitution, effective_mass, relative_velocity, solve, warm_start, ConstraintPoint,
-    ContactConstraint, Softness, SolveContext,
+    relative_velocity, tangent, ConstraintPass, ConstraintPoint, ContactConstraint, Restitution,
+    Softness, Solve, SolveContext, WarmStart,
 };
 use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
 
@@ -59,7 +59,15 @@ pub(crate) struct Solver {
     states: Vec<BodyState>,
     motions: Vec<BodyMotion>,
     dynamic: Vec<bool>,
-    constraints: Vec<ContactConstraint>,
+    /// Constraints with one point, grouped by colour.
+    ones: Vec<ContactConstraint<1>>,
+    /// The contact each one-point constraint came from.
+    ones_contact: Vec<u32>,
+    /// Constraints with two points, grouped by colour.
+    twos: Vec<ContactConstraint<2>>,
+    twos_contact: Vec<u32>,
+    /// Per colour (overflow last): its range in `ones` and in `twos`.
+    color_ranges: Vec<[(u32, u32); 2]>,
     coloring: Coloring,
     start_poses: Vec<StartPose>,
 }
@@ -99,24 +107,38 @@ impl Solver {
         let h = settings.dt / substeps as f32;
         self.load_bodies(settings, bodies, h);
         self.color(contacts);
-        self.prepare(settings, bodies, contacts, h);
+        // Stiffness is capped at a quarter of the substep rate for stability;
+        // contacts with an immovable body get twice the frequency, since only
+        // one body moves to resolve them.
+        let hertz = settings.contact_hertz.min(0.25 / h);
         let ctx = SolveContext {
             inv_h: 1.0 / h,
             push_speed: settings.contact_push_speed,
             restitution_threshold: settings.restitution_threshold,
+            soft: Softness::new(hertz, settings.contact_damping_ratio, h),
+            stiff: Softness::new(2.0 * hertz, settings.contact_damping_ratio, h),
         };
+        self.prepare(bodies, contacts);
         let limits = MotionLimits {
             max_linear_speed: settings.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
         };
+        let solve = Solve {
+            ctx,
+            use_bias: true,
+        };
+        let relax = Solve {
+            ctx,
+            use_bias: false,
+        };
         for _ in 0..substeps {
             self.integrate_velocities(h);
-            self.for_each_constraint(|c, a, b| warm_start(c, a, b));
-            self.for_each_constraint(|c, a, b| solve(c, a, b, &ctx, true));
+            self.for_each_constraint(&WarmStart);
+            self.for_each_constraint(&solve);
             self.integrate_positions(&limits, h);
-            self.for_each_constraint(|c, a, b| solve(c, a, b, &ctx, false));
+            self.for_each_constraint(&relax);
         }
-        self.for_each_constraint(|c, a, b| apply_restitution(c, a, b, &ctx));
+        self.for_each_constraint(&Restitution { ctx });
         self.store_impulses(contacts);
         self.store_bodies(bodies);
         Solved {
@@ -169,87 +191,52 @@ impl Solver {
         );
     }
 
-    /// Builds one constraint per contact, in colour order.
-    fn prepare(
-        &mut self,
-        settings: &WorldSettings,
-        bodies: &[Body],
-        contacts: &ContactSet,
-        h: f32,
-    ) {
-        // Stiffness is capped at a quarter of the substep rate for stability;
-        // contacts with an immovable body get twice the frequency, since only
-        // one body moves to resolve them.
-        let hertz = settings.contact_hertz.min(0.25 / h);
-        let zeta = settings.contact_damping_ratio;
-        let soft = Softness::new(hertz, zeta, h);
-        let stiff = Softness::new(2.0 * hertz, zeta, h);
-        let order = &self.coloring.order;
+    /// Builds one constraint per contact, grouped by colour and split by
+    /// point count.
+    fn prepare(&mut self, bodies: &[Body], contacts: &ContactSet) {
         let all = contacts.as_slice();
-        let states = &self.states;
-        let dynamic = &self.dynamic;
-        self.constraints.clear();
-        self.constraints
-            .resize(order.len(), ContactConstraint::default());
-        self.constraints
-            .par_chunks_mut(SOLVE_CHUNK)
-            .zip(order.par_chunks(SOLVE_CHUNK))
-            .for_each(|(out, indices)| {
-                for (c, &k) in out.iter_mut().zip(indices) {
-                    let contact = &all[k as usize];
-                    let (a, b) = (contact.body_a as usize, contact.body_b as usize);
-                    let softness = if dynamic[a] && dynamic[b] {
-                        soft
-                    } else {
-                        stiff
-                    };
-                    *c = prepare_constraint(k, contact, &bodies[a], &bodies[b], softness);
-                    let (sa, sb) = (&states[a], &states[b]);
-                    for p in &mut c.points[..c.count] {
-                        p.approach_speed =
-                            relative_velocity(sa, sb, p.anchor_a, p.anchor_b).dot(c.normal);
-                    }
+        self.ones_contact.clear();
+        self.twos_contact.clear();
+        self.color_ranges.clear();
+        for &(begin, end) in &self.coloring.ranges {
+            let starts = (
+                self.ones_contact.len() as u32,
+                self.twos_contact.len() as u32,
+            );
+            for &k in &self.coloring.order[begin as usize..end as usize] {
+                if all[k as usize].manifold.count == 1 {
+                    self.ones_contact.push(k);
+                } else {
+                    self.twos_contact.push(k);
                 }
-            });
+            }
+            self.color_ranges.push([
+                (starts.0, self.ones_contact.len() as u32),
+                (starts.1, self.twos_contact.len() as u32),
+            ]);
+        }
+        let view = PrepareView {
+            contacts: all,
+            bodies,
+            states: &self.states,
+            dynamic: &self.dynamic,
+        };
+        view.prepare_all(&mut self.ones, &self.ones_contact);
+        view.prepare_all(&mut self.twos, &self.twos_contact);
     }
 
-    /// Runs `f` on every constraint with its two body states, colour by
+    /// Runs `pass` on every constraint with its two body states, colour by
     /// colour, each colour in parallel; the overflow set runs last, in order.
-    fn for_each_constraint<F>(&mut self, f: F)
-    where
-        F: Fn(&mut ContactConstraint, &mut BodyState, &mut BodyState) + Sync,
-    {
+    fn for_each_constraint<P: ConstraintPass>(&mut self, pass: &P) {
         let ptr = StatesPtr(self.states.as_mut_ptr());
-        let dynamic = &self.dynamic;
-        let run = |c: &mut ContactConstraint| {
-            // SAFETY: `a` and `b` index `states`, whose buffer outlives this
-            // call; within a colour each dynamic state is touched by one
-            // constraint only, and non-dynamic states are copied, never
-            // written (see `StatesPtr`).
-            unsafe {
-                let pa = ptr.at(c.a);
-                let pb = ptr.at(c.b);
-                let mut sa = *pa;
-                let mut sb = *pb;
-                f(c, &mut sa, &mut sb);
-                if dynamic[c.a as usize] {
-                    *pa = sa;
-                }
-                if dynamic[c.b as usize] {
-                    *pb = sb;
-                }
-            }
-        };
         let colors = self.coloring.color_count();
-        for (i, &(begin, end)) in self.coloring.ranges.iter().enumerate() {
-            let slice = &mut self.constraints[begin as usize..end as usize];
-            if i < colors && slice.len() > SOLVE_CHUNK {
-                slice
-                    .par_chunks_mut(SOLVE_CHUNK)
-                    .for_each(|chunk| chunk.iter_mut().for_each(run));
-            } else {
-                slice.iter_mut().for_each(run);
-            }
+        for (i, ranges) in self.color_ranges.iter().enumerate() {
+            let parallel = i < colors;
+            let (o, t) = (ranges[0], ranges[1]);
+            let ones = &mut self.ones[o.0 as usize..o.1 as usize];
+            run_pass(ones, pass, ptr, &self.dynamic, parallel);
+            let twos = &mut self.twos[t.0 as usize..t.1 as usize];
+            run_pass(twos, pass, ptr, &self.dynamic, parallel);
         }
     }
 
@@ -281,15 +268,8 @@ impl Solver {
 
     fn store_impulses(&self, contacts: &mut ContactSet) {
         let all = contacts.as_mut_slice();
-        for c in &self.constraints {
-            let impulses = &mut all[c.contact as usize].impulses;
-            for (k, p) in c.points[..c.count].iter().enumerate() {
-                impulses[k] = PointImpulse {
-                    normal: p.normal_impulse,
-                    tangent: p.tangent_impulse,
-                };
-            }
-        }
+        store_points(all, &self.ones, &self.ones_contact);
+        store_points(all, &self.twos, &self.twos_contact);
     }
 
     /// Writes the step's motion back into the bodies.
@@ -327,47 +307,120 @@ pub(crate) fn set_pose(b: &mut Body, q: Rot) {
     };
 }
 
-/// Anchors, effective masses and warm-start impulses of one contact.
-fn prepare_constraint(
-    index: u32,
-    contact: &crate::contacts::Contact,
-    a: &Body,
-    b: &Body,
-    softness: Softness,
-) -> ContactConstraint {
-    let n = contact.manifold.normal;
-    let mut c = ContactConstraint {
-        contact: index,
-        a: contact.body_a,
-        b: contact.body_b,
-        inv_mass_a: a.inv_mass,
-        inv_inertia_a: a.inv_inertia,
-        inv_mass_b: b.inv_mass,
-        inv_inertia_b: b.inv_inertia,
-        normal: n,
-        friction: contact.friction,
-        restitution: contact.restitution,
-        softness,
-        count: contact.manifold.count,
-        points: [ConstraintPoint::default(); 2],
-    };
-    let t = Vec2::new(n.y, -n.x);
-    for (k, mp) in contact.manifold.points().iter().enumerate() {
-        let ra = mp.point - a.center;
-        let rb = mp.point - b.center;
-        let warm = contact.impulses[k];
-        c.points[k] = ConstraintPoint {
-            anchor_a: ra,
-            anchor_b: rb,
-            base_separation: mp.separation - (rb - ra).dot(n),
-            normal_mass: effective_mass(&c, ra, rb, n),
-            tangent_mass: effective_mass(&c, ra, rb, t),
-            normal_impulse: warm.normal,
-            tangent_impulse: warm.tangent,
-            max_normal_impulse: 0.0,
-            approach_speed: 0.0,
-            approach_recorded: warm.normal > 0.0,
-        };
+/// Copies each constraint's impulses back into its contact.
+fn store_points<const N: usize>(
+    contacts: &mut [Contact],
+    constraints: &[ContactConstraint<N>],
+    sources: &[u32],
+) {
+    for (c, &k) in constraints.iter().zip(sources) {
+        let impulses = &mut contacts[k as usize].impulses;
+        for (slot, p) in impulses.iter_mut().zip(&c.points) {
+            *slot = PointImpulse {
+                normal: p.normal_impulse,
+                tangent: p.tangent_impulse,
+            };
+        }
     }
-    c
+}
+
+/// Runs `pass` over a slice of constraints that share no dynamic body.
+fn run_pass<const N: usize, P: ConstraintPass>(
+    slice: &mut [ContactConstraint<N>],
+    pass: &P,
+    ptr: StatesPtr,
+    dynamic: &[bool],
+    parallel: bool,
+) {
+    let run = |c: &mut ContactConstraint<N>| {
+        // SAFETY: `a` and `b` index `states`, whose buffer outlives this
+        // call; within a colour each dynamic state is touched by one
+        // constraint only, and non-dynamic states are copied, never
+        // written (see `StatesPtr`).
+        unsafe {
+            let pa = ptr.at(c.a);
+            let pb = ptr.at(c.b);
+            let mut sa = *pa;
+            let mut sb = *pb;
+            pass.run(c, &mut sa, &mut sb);
+            if dynamic[c.a as usize] {
+                *pa = sa;
+            }
+            if dynamic[c.b as usize] {
+                *pb = sb;
+            }
+        }
+    };
+    if parallel && slice.len() > SOLVE_CHUNK {
+        slice
+            .par_chunks_mut(SOLVE_CHUNK)
+            .for_each(|chunk| chunk.iter_mut().for_each(run));
+    } else {
+        slice.iter_mut().for_each(run);
+    }
+}
+
+/// What preparing constraints reads.
+struct PrepareView<'a> {
+    contacts: &'a [Contact],
+    bodies: &'a [Body],
+    states: &'a [BodyState],
+    dynamic: &'a [bool],
+}
+
+impl PrepareView<'_> {
+    /// Fills `out` with the constraints of the contacts `sources`, in parallel.
+    fn prepare_all<const N: usize>(&self, out: &mut Vec<ContactConstraint<N>>, sources: &[u32]) {
+        out.clear();
+        out.resize(sources.len(), ContactConstraint::default());
+        out.par_chunks_mut(SOLVE_CHUNK)
+            .zip(sources.par_chunks(SOLVE_CHUNK))
+            .for_each(|(out, sources)| {
+                for (c, &k) in out.iter_mut().zip(sources) {
+                    *c = self.prepare_one(&self.contacts[k as usize]);
+                }
+            });
+    }
+
+    /// Anchors, effective masses, warm-start impulses and start-of-step
+    /// normal velocities of one contact with `N` points.
+    fn prepare_one<const N: usize>(&self, contact: &Contact) -> ContactConstraint<N> {
+        let (ia, ib) = (contact.body_a as usize, contact.body_b as usize);
+        let (a, b) = (&self.bodies[ia], &self.bodies[ib]);
+        let n = contact.manifold.normal;
+        let mut c = ContactConstraint::<N> {
+            a: contact.body_a,
+            b: contact.body_b,
+            inv_mass_a: a.inv_mass,
+            inv_inertia_a: a.inv_inertia,
+            inv_mass_b: b.inv_mass,
+            inv_inertia_b: b.inv_inertia,
+            normal: n,
+            friction: contact.friction,
+            restitution: contact.restitution,
+            stiff: !(self.dynamic[ia] && self.dynamic[ib]),
+            ..ContactConstraint::default()
+        };
+        let t = tangent(n);
+        for (k, mp) in contact.manifold.points().iter().take(N).enumerate() {
+            let ra = mp.point - a.center;
+            let rb = mp.point - b.center;
+            let warm = contact.impulses[k];
+            let vn = relative_velocity(&self.states[ia], &self.states[ib], ra, rb).dot(n);
+            c.points[k] = ConstraintPoint {
+                anchor_a: ra,
+                anchor_b: rb,
+                base_separation: mp.separation - (rb - ra).dot(n),
+                normal_mass: c.effective_mass(ra, rb, n),
+                tangent_mass: c.effective_mass(ra, rb, t),
+                normal_impulse: warm.normal,
+                tangent_impulse: warm.tangent,
+                approach_speed: vn,
+            };
+            if warm.normal > 0.0 {
+                c.mark_approach_recorded(k);
+            }
+        }
+        c
+    }
 }

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use carom::World;
+use carom::{StepTimings, World};
 use clap::Args;
 use serde::Serialize;
 
@@ -33,6 +33,35 @@ struct BenchReport {
     contacts_max: usize,
     max_penetration: f32,
     hash: String,
+    /// Seconds spent in each phase over all steps (an extension of SPEC §2).
+    phases_s: Phases,
+}
+
+/// Total seconds per phase of the step.
+#[derive(Serialize, Default)]
+struct Phases {
+    broadphase: f64,
+    narrowphase: f64,
+    solver: f64,
+    finish: f64,
+}
+
+impl Phases {
+    fn add(&mut self, t: &StepTimings) {
+        self.broadphase += t.broadphase;
+        self.narrowphase += t.narrowphase;
+        self.solver += t.solver;
+        self.finish += t.finish;
+    }
+
+    fn rounded(self) -> Phases {
+        Phases {
+            broadphase: round_to(self.broadphase, 1e6),
+            narrowphase: round_to(self.narrowphase, 1e6),
+            solver: round_to(self.solver, 1e6),
+            finish: round_to(self.finish, 1e6),
+        }
+    }
 }
 
 /// Milliseconds per step.
@@ -48,7 +77,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     let mut setup = Setup::from_args(&args.common)?;
     let steps = setup.steps;
     let world = &mut setup.world;
-    let (times, contacts_max) = setup.pool.install(|| time_steps(world, steps));
+    let (times, contacts_max, phases) = setup.pool.install(|| time_steps(world, steps));
     let report = BenchReport {
         scene: setup.name.clone(),
         steps,
@@ -59,6 +88,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         contacts_max,
         max_penetration: setup.world.max_penetration(),
         hash: hash_hex(&setup.world),
+        phases_s: phases.rounded(),
     };
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -71,19 +101,22 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
 }
 
 /// Steps `world` `steps` times, timing each step alone; also returns the
-/// most contact points any step had.
-fn time_steps(world: &mut World, steps: u64) -> (Vec<Duration>, usize) {
+/// most contact points any step had and the time spent in each phase.
+fn time_steps(world: &mut World, steps: u64) -> (Vec<Duration>, usize, Phases) {
     // Reserve for ordinary runs only: an absurd `--steps` must not make
     // the first allocation fail.
     let mut times = Vec::with_capacity(steps.min(1 << 20) as usize);
     let mut contacts_max = 0;
+    let mut phases = Phases::default();
     for _ in 0..steps {
         let started = Instant::now();
         world.step();
         times.push(started.elapsed());
-        contacts_max = contacts_max.max(world.stats().contact_points);
+        let stats = world.stats();
+        contacts_max = contacts_max.max(stats.contact_points);
+        phases.add(&stats.timings);
     }
-    (times, contacts_max)
+    (times, contacts_max, phases)
 }
 
 impl StepTimes {
@@ -122,7 +155,8 @@ impl BenchReport {
         let ms = &self.ms_per_step;
         format!(
             "{}: {} bodies, {} steps, {} | total {:.3} s | ms/step mean {:.3} \
-             median {:.3} p95 {:.3} max {:.3} | contacts max {} | max penetration {:.5} m | hash {}",
+             median {:.3} p95 {:.3} max {:.3} | contacts max {} | max penetration {:.5} m | hash {} \
+             | phases s: broadphase {:.3} narrowphase {:.3} solver {:.3} finish {:.3}",
             self.scene,
             self.bodies,
             self.steps,
@@ -134,7 +168,11 @@ impl BenchReport {
             ms.max,
             self.contacts_max,
             self.max_penetration,
-            self.hash
+            self.hash,
+            self.phases_s.broadphase,
+            self.phases_s.narrowphase,
+            self.phases_s.solver,
+            self.phases_s.finish
         )
     }
 }
