@@ -74,8 +74,19 @@ struct Grid {
     rows: i32,
     /// `cell_start[c]..cell_start[c + 1]` indexes `items` for cell `c`.
     cell_start: Vec<u32>,
-    /// Shape indices ordered by cell, then by shape index.
-    items: Vec<u32>,
+    /// Fill position of each cell while sorting.
+    cursor: Vec<u32>,
+    /// The shapes ordered by cell, then by shape index, each with its box
+    /// (grown by motion and half the margin) stored beside it so that a
+    /// neighbour scan reads one contiguous run of memory.
+    items: Vec<GridItem>,
+}
+
+/// A shape in the grid.
+#[derive(Debug, Clone, Copy)]
+struct GridItem {
+    shape: u32,
+    aabb: Aabb,
 }
 
 impl Grid {
@@ -89,7 +100,7 @@ impl Grid {
     }
 
     #[inline]
-    fn cell(&self, column: i32, row: i32) -> &[u32] {
+    fn cell(&self, column: i32, row: i32) -> &[GridItem] {
         let c = (row * self.columns + column) as usize;
         &self.items[self.cell_start[c] as usize..self.cell_start[c + 1] as usize]
     }
@@ -229,6 +240,7 @@ impl BroadPhase {
 
     /// Counting sort of grid shapes by the cell holding their box centre.
     fn build_grid(&mut self, margin: f32) {
+        let half_margin = 0.5 * margin;
         let mut lo = Vec2::splat(f32::INFINITY);
         let mut hi = Vec2::splat(f32::NEG_INFINITY);
         let mut largest: f32 = 0.0;
@@ -273,12 +285,21 @@ impl BroadPhase {
         for c in 0..cells {
             grid.cell_start[c + 1] += grid.cell_start[c];
         }
-        grid.items.resize(count, 0);
-        let mut cursor = grid.cell_start.clone();
+        let empty = GridItem {
+            shape: 0,
+            aabb: Aabb::new(Vec2::ZERO, Vec2::ZERO),
+        };
+        grid.items.resize(count, empty);
+        grid.cursor.clear();
+        grid.cursor.extend_from_slice(&grid.cell_start);
         for &s in &self.dynamic_shapes {
             if let Slot::Cell(cell) = self.slots[s as usize] {
-                grid.items[cursor[cell as usize] as usize] = s;
-                cursor[cell as usize] += 1;
+                let at = &mut grid.cursor[cell as usize];
+                grid.items[*at as usize] = GridItem {
+                    shape: s,
+                    aabb: self.fat[s as usize].expanded(half_margin),
+                };
+                *at += 1;
             }
         }
     }
@@ -374,12 +395,9 @@ impl PairFinder<'_> {
         let (cx, cy) = grid.cell_coords(self.fat[a as usize].center());
         for row in (cy - 1).max(0)..=(cy + 1).min(grid.rows - 1) {
             for column in (cx - 1).max(0)..=(cx + 1).min(grid.columns - 1) {
-                for &b in grid.cell(column, row) {
-                    if b > a {
-                        let box_b = self.fat[b as usize].expanded(self.half_margin);
-                        if box_a.overlaps(&box_b) {
-                            out.push(b);
-                        }
+                for item in grid.cell(column, row) {
+                    if item.shape > a && box_a.overlaps(&item.aabb) {
+                        out.push(item.shape);
                     }
                 }
             }

@@ -1,6 +1,7 @@
 use carom_narrowphase::ContactManifold;
 use carom_shapes::{Aabb, Rot, Shape, Transform};
 use glam::Vec2;
+use rayon::prelude::*;
 use slotmap::SlotMap;
 
 use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
@@ -10,6 +11,9 @@ use crate::contacts::ContactSet;
 use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::solver::Solver;
+
+/// Shapes handed to one task when refreshing bounds.
+const AABB_CHUNK: usize = 1024;
 
 /// A 2D physics world: bodies, their shapes, and the fixed-step solver
 /// that moves them.
@@ -358,11 +362,7 @@ impl World {
         } else {
             0
         };
-        for index in 0..self.bodies.len() {
-            if self.bodies[index].kind != BodyKind::Static {
-                self.refresh_aabbs(index);
-            }
-        }
+        self.refresh_moving_aabbs();
         let finish = clock.lap();
         self.stats.timings = StepTimings {
             broadphase,
@@ -446,6 +446,19 @@ impl World {
     fn body_mut(&mut self, body: BodyHandle) -> Result<&mut Body, WorldError> {
         let index = self.body_index(body)?;
         Ok(&mut self.bodies[index])
+    }
+
+    /// Recomputes the world bounds of every shape of a body that can move.
+    fn refresh_moving_aabbs(&mut self) {
+        let bodies = &self.bodies;
+        self.colliders.par_chunks_mut(AABB_CHUNK).for_each(|chunk| {
+            for collider in chunk {
+                let body = &bodies[collider.body as usize];
+                if body.kind != BodyKind::Static {
+                    collider.aabb = collider.shape.aabb_at(&body.transform);
+                }
+            }
+        });
     }
 
     fn refresh_aabbs(&mut self, body_index: usize) {

@@ -150,36 +150,38 @@ impl Solver {
     /// Copies body velocities into the solver state and records start poses.
     fn load_bodies(&mut self, settings: &WorldSettings, bodies: &[Body], h: f32) {
         self.states.clear();
-        self.motions.clear();
-        self.dynamic.clear();
-        self.start_poses.clear();
-        for b in bodies {
+        self.states.par_extend(bodies.par_iter().map(|b| {
             let moves = b.kind != BodyKind::Static;
-            let dynamic = b.kind == BodyKind::Dynamic;
-            self.states.push(BodyState {
+            BodyState {
                 v: if moves { b.linear_velocity } else { Vec2::ZERO },
                 w: if moves { b.angular_velocity } else { 0.0 },
                 ..BodyState::AT_REST
-            });
-            self.motions.push(BodyMotion {
-                gravity: if dynamic {
+            }
+        }));
+        self.motions.clear();
+        self.motions
+            .par_extend(bodies.par_iter().map(|b| BodyMotion {
+                gravity: if b.kind == BodyKind::Dynamic {
                     b.gravity_scale * settings.gravity
                 } else {
                     Vec2::ZERO
                 },
                 linear_damping: 1.0 / (1.0 + h * b.linear_damping),
                 angular_damping: 1.0 / (1.0 + h * b.angular_damping),
-                moves,
-            });
-            self.dynamic.push(dynamic);
-            self.start_poses.push(StartPose {
+                moves: b.kind != BodyKind::Static,
+            }));
+        self.dynamic.clear();
+        self.dynamic
+            .par_extend(bodies.par_iter().map(|b| b.kind == BodyKind::Dynamic));
+        self.start_poses.clear();
+        self.start_poses
+            .par_extend(bodies.par_iter().map(|b| StartPose {
                 center: b.center,
                 angle: b.angle,
                 rotation: b.transform.rotation,
                 linear_velocity: b.linear_velocity,
                 angular_velocity: b.angular_velocity,
-            });
-        }
+            }));
     }
 
     fn color(&mut self, contacts: &ContactSet) {
