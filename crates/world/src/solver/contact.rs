@@ -260,7 +260,12 @@ impl ConstraintPass for Solve {
             c.points[k].normal_impulse = new_total;
             c.apply(a, b, p.anchor_a, p.anchor_b, applied * n);
         }
-        solve_friction(c, a, b);
+        // Friction runs in the relax pass only: there the normal impulses
+        // are free of push-out, so the Coulomb bound `μ λn` is the one the
+        // contact really carries, and each substep still meets it once.
+        if !self.use_bias {
+            solve_friction(c, a, b);
+        }
     }
 }
 

@@ -243,26 +243,25 @@ impl Solver {
     }
 
     fn integrate_velocities(&mut self, h: f32) {
-        self.states
-            .par_chunks_mut(BODY_CHUNK)
-            .zip(self.motions.par_chunks(BODY_CHUNK))
-            .for_each(|(states, motions)| {
-                for (s, m) in states.iter_mut().zip(motions) {
-                    if m.moves {
-                        integrate_velocity(s, m, h);
-                    }
-                }
-            });
+        self.for_each_moving_body(|s, m| integrate_velocity(s, m, h));
     }
 
     fn integrate_positions(&mut self, limits: &MotionLimits, h: f32) {
+        self.for_each_moving_body(|s, _| integrate_position(s, limits, h));
+    }
+
+    /// Runs `f` on the state of every body that can move, in parallel.
+    fn for_each_moving_body<F>(&mut self, f: F)
+    where
+        F: Fn(&mut BodyState, &BodyMotion) + Sync,
+    {
         self.states
             .par_chunks_mut(BODY_CHUNK)
             .zip(self.motions.par_chunks(BODY_CHUNK))
             .for_each(|(states, motions)| {
                 for (s, m) in states.iter_mut().zip(motions) {
                     if m.moves {
-                        integrate_position(s, limits, h);
+                        f(s, m);
                     }
                 }
             });

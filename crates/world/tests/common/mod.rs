@@ -22,6 +22,21 @@ pub fn add_wall(world: &mut World, a: Vec2, b: Vec2, material: Material) -> Body
     body
 }
 
+/// Adds a static floor: a segment along y = 0 from x = −half_width to half_width.
+pub fn add_floor(world: &mut World, half_width: f32) -> BodyHandle {
+    add_wall(
+        world,
+        Vec2::new(-half_width, 0.0),
+        Vec2::new(half_width, 0.0),
+        Material::default(),
+    )
+}
+
+/// Adds a dynamic disc of radius `r` at `(x, y)`.
+pub fn add_ball(world: &mut World, x: f32, y: f32, r: f32, material: Material) -> BodyHandle {
+    add_body(world, BodyDef::dynamic().position(x, y), disc(r), material)
+}
+
 /// Adds a body with one shape.
 pub fn add_body(
     world: &mut World,
