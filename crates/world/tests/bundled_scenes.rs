@@ -101,3 +101,18 @@ fn the_same_scene_is_bit_identical_across_runs_and_thread_counts() {
     let (_, initial) = load("tumbler");
     assert_ne!(hashes[0], initial.state_hash());
 }
+
+#[test]
+fn a_settling_pile_is_bit_identical_on_one_and_two_threads() {
+    // 240 steps: the hopper's circles have landed and pile up, so every
+    // graph colour is full and every solver path (SIMD batches, padded
+    // batches, two-point constraints) runs on both threads at once.
+    let hashes: Vec<u64> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let (_, mut world) = load("hopper");
+            hash_after(&mut world, 240, threads)
+        })
+        .collect();
+    assert_eq!(hashes[0], hashes[1], "hashes differ: {hashes:x?}");
+}

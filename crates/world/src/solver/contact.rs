@@ -32,6 +32,7 @@
 use glam::Vec2;
 
 use super::integrate::BodyState;
+use super::lanes::{self, PairL, PassL, PointL, StateL, V2};
 
 /// Spring coefficients of a soft constraint (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -76,8 +77,8 @@ pub(crate) struct ConstraintPoint {
 }
 
 /// Per-point flags of a constraint.
-const APPROACH_RECORDED: u8 = 1;
-const PUSHED: u8 = 2;
+pub(crate) const APPROACH_RECORDED: u8 = 1;
+pub(crate) const PUSHED: u8 = 2;
 
 /// A contact constraint with `N` points (1 or 2) between bodies `a` and `b`
 /// (dense body indices).
@@ -146,15 +147,6 @@ impl<const N: usize> ContactConstraint<N> {
     pub fn mark_approach_recorded(&mut self, k: usize) {
         self.flags[k] |= APPROACH_RECORDED;
     }
-
-    /// Applies impulse `p` at the anchors: `−p` to A and `+p` to B.
-    #[inline]
-    fn apply(&self, a: &mut BodyState, b: &mut BodyState, ra: Vec2, rb: Vec2, p: Vec2) {
-        a.v -= self.inv_mass_a * p;
-        a.w -= self.inv_inertia_a * ra.perp_dot(p);
-        b.v += self.inv_mass_b * p;
-        b.w += self.inv_inertia_b * rb.perp_dot(p);
-    }
 }
 
 /// What the solve loop needs besides the constraint.
@@ -181,6 +173,65 @@ pub(crate) fn tangent(n: Vec2) -> Vec2 {
     Vec2::new(n.y, -n.x)
 }
 
+#[inline]
+fn v2(v: Vec2) -> V2<f32> {
+    V2 { x: v.x, y: v.y }
+}
+
+/// A body state as one lane.
+#[inline]
+pub(crate) fn state_lane(s: &BodyState) -> StateL<f32> {
+    StateL {
+        v: v2(s.v),
+        w: s.w,
+        dp: v2(s.dp),
+        dq_c: s.dq.c,
+        dq_s: s.dq.s,
+    }
+}
+
+/// Writes the velocities of a lane state back (positions do not change
+/// while solving).
+#[inline]
+fn store_velocity(s: &mut BodyState, l: &StateL<f32>) {
+    s.v = Vec2::new(l.v.x, l.v.y);
+    s.w = l.w;
+}
+
+impl<const N: usize> ContactConstraint<N> {
+    #[inline]
+    fn pair_lane(&self) -> PairL<f32> {
+        PairL {
+            inv_mass_a: self.inv_mass_a,
+            inv_inertia_a: self.inv_inertia_a,
+            inv_mass_b: self.inv_mass_b,
+            inv_inertia_b: self.inv_inertia_b,
+            normal: v2(self.normal),
+        }
+    }
+}
+
+impl ConstraintPoint {
+    #[inline]
+    fn lane(&self) -> PointL<f32> {
+        PointL {
+            anchor_a: v2(self.anchor_a),
+            anchor_b: v2(self.anchor_b),
+            base_separation: self.base_separation,
+            normal_mass: self.normal_mass,
+            tangent_mass: self.tangent_mass,
+            normal_impulse: self.normal_impulse,
+            tangent_impulse: self.tangent_impulse,
+        }
+    }
+
+    #[inline]
+    fn keep_impulses(&mut self, l: &PointL<f32>) {
+        self.normal_impulse = l.normal_impulse;
+        self.tangent_impulse = l.tangent_impulse;
+    }
+}
+
 /// One pass of the solver over a constraint and its two bodies.
 pub(crate) trait ConstraintPass: Sync {
     fn run<const N: usize>(
@@ -202,11 +253,13 @@ impl ConstraintPass for WarmStart {
         a: &mut BodyState,
         b: &mut BodyState,
     ) {
-        let t = tangent(c.normal);
+        let m = c.pair_lane();
+        let (mut la, mut lb) = (state_lane(a), state_lane(b));
         for p in &c.points {
-            let impulse = p.normal_impulse * c.normal + p.tangent_impulse * t;
-            c.apply(a, b, p.anchor_a, p.anchor_b, impulse);
+            lanes::warm_start(&m, &p.lane(), &mut la, &mut lb);
         }
+        store_velocity(a, &la);
+        store_velocity(b, &lb);
     }
 }
 
@@ -216,8 +269,28 @@ pub(crate) struct Solve {
     pub use_bias: bool,
 }
 
+impl Solve {
+    /// The pass parameters for a constraint of the given stiffness.
+    #[inline]
+    pub fn lane(&self, stiff: bool) -> PassL<f32> {
+        let soft = if stiff { self.ctx.stiff } else { self.ctx.soft };
+        PassL {
+            inv_h: self.ctx.inv_h,
+            push_speed: self.ctx.push_speed,
+            bias_rate: soft.bias_rate,
+            mass_scale: soft.mass_scale,
+            impulse_scale: soft.impulse_scale,
+            use_bias: self.use_bias,
+        }
+    }
+}
+
 impl ConstraintPass for Solve {
-    /// Normal impulses, then friction.
+    /// Normal impulses, then (in the relax pass) friction.
+    ///
+    /// Friction runs in the relax pass only: there the normal impulses are
+    /// free of push-out, so the Coulomb bound `μ λn` is the one the contact
+    /// really carries, and each substep still meets it once.
     #[inline]
     fn run<const N: usize>(
         &self,
@@ -225,67 +298,29 @@ impl ConstraintPass for Solve {
         a: &mut BodyState,
         b: &mut BodyState,
     ) {
-        let ctx = &self.ctx;
-        let n = c.normal;
-        let moved = (b.dp - a.dp).dot(n);
-        let soft = if c.stiff { ctx.stiff } else { ctx.soft };
+        let m = c.pair_lane();
+        let pass = self.lane(c.stiff);
+        let (mut la, mut lb) = (state_lane(a), state_lane(b));
         for k in 0..N {
-            let p = c.points[k];
-            // Current separation from the substep motion, anchors rotated by Δq.
-            let prb = b.dq.rotate(p.anchor_b);
-            let pra = a.dq.rotate(p.anchor_a);
-            let s = p.base_separation + moved + (prb - pra).dot(n);
-            let (bias, mass_scale, impulse_scale) = if s > 0.0 {
-                (s * ctx.inv_h, 1.0, 0.0)
-            } else if self.use_bias {
-                (
-                    (soft.bias_rate * s).max(-ctx.push_speed),
-                    soft.mass_scale,
-                    soft.impulse_scale,
-                )
-            } else {
-                (0.0, 1.0, 0.0)
-            };
-            let vn = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(n);
-            let impulse =
-                -p.normal_mass * (mass_scale * vn + bias) - impulse_scale * p.normal_impulse;
-            let new_total = (p.normal_impulse + impulse).max(0.0);
-            let applied = new_total - p.normal_impulse;
+            let mut p = c.points[k].lane();
+            let (applied, vn) = lanes::solve_normal(&m, &mut p, &mut la, &mut lb, &pass);
             if applied > 0.0 {
                 if c.flags[k] & APPROACH_RECORDED == 0 {
                     c.points[k].approach_speed = vn;
                 }
                 c.flags[k] |= APPROACH_RECORDED | PUSHED;
             }
-            c.points[k].normal_impulse = new_total;
-            c.apply(a, b, p.anchor_a, p.anchor_b, applied * n);
+            c.points[k].keep_impulses(&p);
         }
-        // Friction runs in the relax pass only: there the normal impulses
-        // are free of push-out, so the Coulomb bound `μ λn` is the one the
-        // contact really carries, and each substep still meets it once.
         if !self.use_bias {
-            solve_friction(c, a, b);
+            for point in &mut c.points {
+                let mut p = point.lane();
+                lanes::solve_friction(&m, c.friction, &mut p, &mut la, &mut lb);
+                point.keep_impulses(&p);
+            }
         }
-    }
-}
-
-/// Coulomb friction: drive the tangential velocity to zero with
-/// `|λt| ≤ μ λn` per point.
-#[inline]
-fn solve_friction<const N: usize>(
-    c: &mut ContactConstraint<N>,
-    a: &mut BodyState,
-    b: &mut BodyState,
-) {
-    let t = tangent(c.normal);
-    for k in 0..N {
-        let p = c.points[k];
-        let vt = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(t);
-        let limit = c.friction * p.normal_impulse;
-        let new_total = (p.tangent_impulse - p.tangent_mass * vt).clamp(-limit, limit);
-        let applied = new_total - p.tangent_impulse;
-        c.points[k].tangent_impulse = new_total;
-        c.apply(a, b, p.anchor_a, p.anchor_b, applied * t);
+        store_velocity(a, &la);
+        store_velocity(b, &lb);
     }
 }
 
@@ -293,6 +328,14 @@ fn solve_friction<const N: usize>(
 /// leave at `e` times their approach speed, `v_n' = −e·v_n,impact`.
 pub(crate) struct Restitution {
     pub ctx: SolveContext,
+}
+
+impl Restitution {
+    /// Whether a point bounces: it struck faster than the threshold and pushed.
+    #[inline]
+    pub fn bounces(&self, approach_speed: f32, pushed: bool) -> bool {
+        approach_speed < -self.ctx.restitution_threshold && pushed
+    }
 }
 
 impl ConstraintPass for Restitution {
@@ -305,19 +348,27 @@ impl ConstraintPass for Restitution {
         if c.restitution == 0.0 {
             return;
         }
-        let n = c.normal;
+        let m = c.pair_lane();
+        let (mut la, mut lb) = (state_lane(a), state_lane(b));
         for k in 0..N {
-            let p = c.points[k];
-            if p.approach_speed > -self.ctx.restitution_threshold || c.flags[k] & PUSHED == 0 {
+            let point = c.points[k];
+            if !self.bounces(point.approach_speed, c.flags[k] & PUSHED != 0) {
                 continue;
             }
-            let vn = relative_velocity(a, b, p.anchor_a, p.anchor_b).dot(n);
-            let impulse = -p.normal_mass * (vn + c.restitution * p.approach_speed);
-            let new_total = (p.normal_impulse + impulse).max(0.0);
-            let applied = new_total - p.normal_impulse;
-            c.points[k].normal_impulse = new_total;
-            c.apply(a, b, p.anchor_a, p.anchor_b, applied * n);
+            let mut p = point.lane();
+            lanes::restitute(
+                &m,
+                c.restitution,
+                point.approach_speed,
+                1.0,
+                &mut p,
+                &mut la,
+                &mut lb,
+            );
+            c.points[k].keep_impulses(&p);
         }
+        store_velocity(a, &la);
+        store_velocity(b, &lb);
     }
 }
 

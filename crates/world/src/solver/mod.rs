@@ -17,6 +17,8 @@
 
 mod contact;
 mod integrate;
+mod lanes;
+mod wide;
 
 use carom_shapes::{Rot, Transform};
 use glam::Vec2;
@@ -31,6 +33,7 @@ use contact::{
     Softness, Solve, SolveContext, WarmStart,
 };
 use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
+use wide::{gather, velocities, WideConstraint, WidePass, LANES};
 
 /// Constraints handed to one task within a colour.
 const SOLVE_CHUNK: usize = 128;
@@ -59,8 +62,13 @@ pub(crate) struct Solver {
     states: Vec<BodyState>,
     motions: Vec<BodyMotion>,
     dynamic: Vec<bool>,
-    /// Constraints with one point, grouped by colour.
+    /// Constraints with one point, grouped by colour: prepared here, then
+    /// packed eight at a time into `wide`.
     ones: Vec<ContactConstraint<1>>,
+    /// One-point constraints in SIMD batches, grouped by colour.
+    wide: Vec<WideConstraint>,
+    /// Per batch: the index in `ones_contact` of its first lane, and its lane count.
+    wide_lanes: Vec<(u32, u32)>,
     /// The contact each one-point constraint came from.
     ones_contact: Vec<u32>,
     /// Constraints with two points, grouped by colour.
@@ -68,6 +76,8 @@ pub(crate) struct Solver {
     twos_contact: Vec<u32>,
     /// Per colour (overflow last): its range in `ones` and in `twos`.
     color_ranges: Vec<[(u32, u32); 2]>,
+    /// Per colour: its range of batches in `wide`.
+    wide_ranges: Vec<(u32, u32)>,
     coloring: Coloring,
     start_poses: Vec<StartPose>,
 }
@@ -173,6 +183,16 @@ impl Solver {
         self.dynamic.clear();
         self.dynamic
             .par_extend(bodies.par_iter().map(|b| b.kind == BodyKind::Dynamic));
+        // The null body: an immovable state that padding lanes of a SIMD
+        // batch point at.
+        self.states.push(BodyState::AT_REST);
+        self.motions.push(BodyMotion {
+            gravity: Vec2::ZERO,
+            linear_damping: 1.0,
+            angular_damping: 1.0,
+            moves: false,
+        });
+        self.dynamic.push(false);
         self.start_poses.clear();
         self.start_poses
             .par_extend(bodies.par_iter().map(|b| StartPose {
@@ -225,18 +245,37 @@ impl Solver {
         };
         view.prepare_all(&mut self.ones, &self.ones_contact);
         view.prepare_all(&mut self.twos, &self.twos_contact);
+        self.pack_ones();
+    }
+
+    /// Packs each colour's one-point constraints into batches of eight.
+    fn pack_ones(&mut self) {
+        let null_body = (self.states.len() - 1) as u32;
+        self.wide.clear();
+        self.wide_lanes.clear();
+        self.wide_ranges.clear();
+        for ranges in &self.color_ranges {
+            let (begin, end) = (ranges[0].0 as usize, ranges[0].1 as usize);
+            let first_batch = self.wide.len() as u32;
+            for (i, chunk) in self.ones[begin..end].chunks(LANES).enumerate() {
+                self.wide.push(WideConstraint::pack(chunk, null_body));
+                self.wide_lanes
+                    .push(((begin + i * LANES) as u32, chunk.len() as u32));
+            }
+            self.wide_ranges.push((first_batch, self.wide.len() as u32));
+        }
     }
 
     /// Runs `pass` on every constraint with its two body states, colour by
     /// colour, each colour in parallel; the overflow set runs last, in order.
-    fn for_each_constraint<P: ConstraintPass>(&mut self, pass: &P) {
+    fn for_each_constraint<P: ConstraintPass + WidePass>(&mut self, pass: &P) {
         let ptr = StatesPtr(self.states.as_mut_ptr());
         let colors = self.coloring.color_count();
-        for (i, ranges) in self.color_ranges.iter().enumerate() {
+        for (i, (ranges, batches)) in self.color_ranges.iter().zip(&self.wide_ranges).enumerate() {
             let parallel = i < colors;
-            let (o, t) = (ranges[0], ranges[1]);
-            let ones = &mut self.ones[o.0 as usize..o.1 as usize];
-            run_pass(ones, pass, ptr, &self.dynamic, parallel);
+            let wide = &mut self.wide[batches.0 as usize..batches.1 as usize];
+            run_wide_pass(wide, pass, ptr, &self.dynamic, parallel);
+            let t = ranges[1];
             let twos = &mut self.twos[t.0 as usize..t.1 as usize];
             run_pass(twos, pass, ptr, &self.dynamic, parallel);
         }
@@ -269,7 +308,16 @@ impl Solver {
 
     fn store_impulses(&self, contacts: &mut ContactSet) {
         let all = contacts.as_mut_slice();
-        store_points(all, &self.ones, &self.ones_contact);
+        for (batch, &(first, count)) in self.wide.iter().zip(&self.wide_lanes) {
+            let (normal, tangent) = batch.impulses();
+            for k in 0..count as usize {
+                let contact = self.ones_contact[first as usize + k] as usize;
+                all[contact].impulses[0] = PointImpulse {
+                    normal: normal[k],
+                    tangent: tangent[k],
+                };
+            }
+        }
         store_points(all, &self.twos, &self.twos_contact);
     }
 
@@ -355,6 +403,43 @@ fn run_pass<const N: usize, P: ConstraintPass>(
     if parallel && slice.len() > SOLVE_CHUNK {
         slice
             .par_chunks_mut(SOLVE_CHUNK)
+            .for_each(|chunk| chunk.iter_mut().for_each(run));
+    } else {
+        slice.iter_mut().for_each(run);
+    }
+}
+
+/// Runs `pass` over SIMD batches that share no dynamic body.
+fn run_wide_pass<P: WidePass>(
+    slice: &mut [WideConstraint],
+    pass: &P,
+    ptr: StatesPtr,
+    dynamic: &[bool],
+    parallel: bool,
+) {
+    let run = |c: &mut WideConstraint| {
+        // SAFETY: as in `run_pass`: within a colour each dynamic state
+        // belongs to one lane of one batch; padding lanes and immovable
+        // bodies are only read.
+        unsafe {
+            let mut a = gather(&c.a.map(|i| *ptr.at(i)));
+            let mut b = gather(&c.b.map(|i| *ptr.at(i)));
+            pass.run_wide(c, &mut a, &mut b);
+            for (indices, lanes) in [(c.a, &a), (c.b, &b)] {
+                let [vx, vy, w] = velocities(lanes);
+                for (k, &i) in indices.iter().enumerate() {
+                    if dynamic[i as usize] {
+                        let state = &mut *ptr.at(i);
+                        state.v = Vec2::new(vx[k], vy[k]);
+                        state.w = w[k];
+                    }
+                }
+            }
+        }
+    };
+    if parallel && slice.len() * LANES > SOLVE_CHUNK {
+        slice
+            .par_chunks_mut(SOLVE_CHUNK / LANES)
             .for_each(|chunk| chunk.iter_mut().for_each(run));
     } else {
         slice.iter_mut().for_each(run);

@@ -1,0 +1,342 @@
+//! One-point constraints solved eight at a time in SIMD lanes.
+//!
+//! Most contacts in a pile of circles have one point. Within a graph colour
+//! no two constraints share a dynamic body, so eight of them can be solved
+//! at once: their bodies' states are gathered into `f32x8` lanes, the point
+//! maths of [`super::lanes`] runs on all eight, and the new velocities are
+//! scattered back. A batch that is not full is padded with lanes that point
+//! at an immovable null body and have zero masses, so they apply nothing.
+
+use wide::f32x8;
+
+use super::contact::{ContactConstraint, Restitution, Solve, WarmStart};
+use super::integrate::BodyState;
+use super::lanes::{self, Lane, PairL, PassL, PointL, StateL, V2};
+
+/// Constraints per batch.
+pub(crate) const LANES: usize = 8;
+
+/// Eight one-point constraints, lane by lane.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WideConstraint {
+    pub a: [u32; LANES],
+    pub b: [u32; LANES],
+    pair: PairL<f32x8>,
+    point: PointL<f32x8>,
+    friction: f32x8,
+    restitution: f32x8,
+    /// 1 where the pair has an immovable body, else 0.
+    stiff: f32x8,
+    approach_speed: f32x8,
+    /// 1 where the approach speed is final for the step, else 0.
+    recorded: f32x8,
+    /// 1 where the point has pushed this step, else 0.
+    pushed: f32x8,
+}
+
+/// Lanes of `f32` read from each constraint by `get`.
+fn lanes_of(cs: &[ContactConstraint<1>], get: impl Fn(&ContactConstraint<1>) -> f32) -> f32x8 {
+    let mut out = [0.0; LANES];
+    for (slot, c) in out.iter_mut().zip(cs) {
+        *slot = get(c);
+    }
+    f32x8::new(out)
+}
+
+impl WideConstraint {
+    /// Packs up to eight constraints; missing lanes point at `null_body`.
+    pub fn pack(cs: &[ContactConstraint<1>], null_body: u32) -> WideConstraint {
+        let mut a = [null_body; LANES];
+        let mut b = [null_body; LANES];
+        for (k, c) in cs.iter().enumerate() {
+            a[k] = c.a;
+            b[k] = c.b;
+        }
+        let flag = |bit: u8| lanes_of(cs, |c| f32::from(c.flags[0] & bit != 0));
+        WideConstraint {
+            a,
+            b,
+            pair: PairL {
+                inv_mass_a: lanes_of(cs, |c| c.inv_mass_a),
+                inv_inertia_a: lanes_of(cs, |c| c.inv_inertia_a),
+                inv_mass_b: lanes_of(cs, |c| c.inv_mass_b),
+                inv_inertia_b: lanes_of(cs, |c| c.inv_inertia_b),
+                normal: V2 {
+                    x: lanes_of(cs, |c| c.normal.x),
+                    y: lanes_of(cs, |c| c.normal.y),
+                },
+            },
+            point: PointL {
+                anchor_a: V2 {
+                    x: lanes_of(cs, |c| c.points[0].anchor_a.x),
+                    y: lanes_of(cs, |c| c.points[0].anchor_a.y),
+                },
+                anchor_b: V2 {
+                    x: lanes_of(cs, |c| c.points[0].anchor_b.x),
+                    y: lanes_of(cs, |c| c.points[0].anchor_b.y),
+                },
+                base_separation: lanes_of(cs, |c| c.points[0].base_separation),
+                normal_mass: lanes_of(cs, |c| c.points[0].normal_mass),
+                tangent_mass: lanes_of(cs, |c| c.points[0].tangent_mass),
+                normal_impulse: lanes_of(cs, |c| c.points[0].normal_impulse),
+                tangent_impulse: lanes_of(cs, |c| c.points[0].tangent_impulse),
+            },
+            friction: lanes_of(cs, |c| c.friction),
+            restitution: lanes_of(cs, |c| c.restitution),
+            stiff: lanes_of(cs, |c| f32::from(c.stiff)),
+            approach_speed: lanes_of(cs, |c| c.points[0].approach_speed),
+            recorded: flag(super::contact::APPROACH_RECORDED),
+            pushed: flag(super::contact::PUSHED),
+        }
+    }
+
+    /// The accumulated normal and tangent impulses of each lane.
+    pub fn impulses(&self) -> ([f32; LANES], [f32; LANES]) {
+        (
+            self.point.normal_impulse.to_array(),
+            self.point.tangent_impulse.to_array(),
+        )
+    }
+}
+
+/// Gathers the states of eight bodies into lanes.
+#[inline]
+pub(crate) fn gather(states: &[BodyState; LANES]) -> StateL<f32x8> {
+    let lane = |get: fn(&BodyState) -> f32| f32x8::new(states.each_ref().map(get));
+    StateL {
+        v: V2 {
+            x: lane(|s| s.v.x),
+            y: lane(|s| s.v.y),
+        },
+        w: lane(|s| s.w),
+        dp: V2 {
+            x: lane(|s| s.dp.x),
+            y: lane(|s| s.dp.y),
+        },
+        dq_c: lane(|s| s.dq.c),
+        dq_s: lane(|s| s.dq.s),
+    }
+}
+
+/// The velocities of each lane, ready to write back: `(vx, vy, w)`.
+#[inline]
+pub(crate) fn velocities(lanes: &StateL<f32x8>) -> [[f32; LANES]; 3] {
+    [
+        lanes.v.x.to_array(),
+        lanes.v.y.to_array(),
+        lanes.w.to_array(),
+    ]
+}
+
+/// A solver pass over a batch of eight.
+pub(crate) trait WidePass: Sync {
+    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>);
+}
+
+impl WidePass for WarmStart {
+    #[inline]
+    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>) {
+        lanes::warm_start(&c.pair, &c.point, a, b);
+    }
+}
+
+impl WidePass for Solve {
+    #[inline]
+    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>) {
+        let (soft, stiff) = (self.lane(false), self.lane(true));
+        let pick = |s: f32, t: f32| c.stiff.if_positive(f32x8::splat(t), f32x8::splat(s));
+        let pass = PassL {
+            inv_h: f32x8::splat(soft.inv_h),
+            push_speed: f32x8::splat(soft.push_speed),
+            bias_rate: pick(soft.bias_rate, stiff.bias_rate),
+            mass_scale: pick(soft.mass_scale, stiff.mass_scale),
+            impulse_scale: pick(soft.impulse_scale, stiff.impulse_scale),
+            use_bias: self.use_bias,
+        };
+        let (applied, vn) = lanes::solve_normal(&c.pair, &mut c.point, a, b, &pass);
+        let one = f32x8::splat(1.0);
+        // Where the point pushed for the first time, its normal velocity is
+        // the approach speed that restitution will reverse.
+        let first = c.recorded.if_positive(c.approach_speed, vn);
+        c.approach_speed = applied.if_positive(first, c.approach_speed);
+        c.recorded = applied.if_positive(one, c.recorded);
+        c.pushed = applied.if_positive(one, c.pushed);
+        if !self.use_bias {
+            lanes::solve_friction(&c.pair, c.friction, &mut c.point, a, b);
+        }
+    }
+}
+
+impl WidePass for Restitution {
+    #[inline]
+    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>) {
+        let zero = f32x8::ZERO;
+        let one = f32x8::splat(1.0);
+        // Bounce where e > 0, the point pushed, and it struck faster than
+        // the threshold: −threshold − v_approach > 0.
+        let fast = -f32x8::splat(self.ctx.restitution_threshold) - c.approach_speed;
+        let mask = c.restitution.if_positive(
+            c.pushed.if_positive(fast.if_positive(one, zero), zero),
+            zero,
+        );
+        if mask.to_array() == [0.0; LANES] {
+            return;
+        }
+        let (old_a, old_b) = (*a, *b);
+        lanes::restitute(
+            &c.pair,
+            c.restitution,
+            c.approach_speed,
+            mask,
+            &mut c.point,
+            a,
+            b,
+        );
+        // Lanes that do not bounce keep their velocities bit for bit, as
+        // the one-constraint path, which skips them, does.
+        for (new, old) in [(a, &old_a), (b, &old_b)] {
+            new.v.x = mask.if_positive(new.v.x, old.v.x);
+            new.v.y = mask.if_positive(new.v.y, old.v.y);
+            new.w = mask.if_positive(new.w, old.w);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+
+    use super::*;
+    use crate::solver::contact::Softness;
+    use crate::solver::contact::{ConstraintPass, ConstraintPoint, SolveContext};
+    use carom_shapes::Rot;
+
+    /// A small deterministic generator, so the test needs no dependency.
+    struct Numbers(u32);
+
+    impl Numbers {
+        fn next(&mut self) -> f32 {
+            self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (self.0 >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        }
+    }
+
+    fn state(n: &mut Numbers) -> BodyState {
+        BodyState {
+            v: Vec2::new(n.next() * 3.0, n.next() * 3.0),
+            w: n.next() * 5.0,
+            dp: Vec2::new(n.next() * 0.01, n.next() * 0.01),
+            dq: Rot::from_angle(n.next() * 0.05),
+            da: 0.0,
+        }
+    }
+
+    fn constraint(n: &mut Numbers, index: u32) -> ContactConstraint<1> {
+        let normal = Vec2::new(n.next(), n.next()).normalize_or(Vec2::Y);
+        let mut c = ContactConstraint::<1> {
+            a: 2 * index,
+            b: 2 * index + 1,
+            inv_mass_a: 1.0 + n.next().abs(),
+            inv_inertia_a: 2.0 + n.next().abs(),
+            inv_mass_b: if index % 3 == 0 { 0.0 } else { 1.5 },
+            inv_inertia_b: if index % 3 == 0 { 0.0 } else { 4.0 },
+            normal,
+            friction: 0.6,
+            restitution: if index % 2 == 0 { 0.5 } else { 0.0 },
+            stiff: index % 3 == 0,
+            ..ContactConstraint::default()
+        };
+        let ra = Vec2::new(n.next(), n.next()) * 0.3;
+        let rb = Vec2::new(n.next(), n.next()) * 0.3;
+        c.points[0] = ConstraintPoint {
+            anchor_a: ra,
+            anchor_b: rb,
+            base_separation: n.next() * 0.02,
+            normal_mass: c.effective_mass(ra, rb, normal),
+            tangent_mass: c.effective_mass(ra, rb, Vec2::new(normal.y, -normal.x)),
+            normal_impulse: n.next().abs() * 0.1,
+            tangent_impulse: n.next() * 0.05,
+            approach_speed: n.next() * 3.0,
+        };
+        if index % 4 == 0 {
+            c.mark_approach_recorded(0);
+        }
+        c
+    }
+
+    #[test]
+    fn eight_lanes_give_the_same_bits_as_eight_single_constraints() {
+        let mut n = Numbers(7);
+        let ctx = SolveContext {
+            inv_h: 240.0,
+            push_speed: 3.0,
+            restitution_threshold: 1.0,
+            soft: Softness::new(60.0, 10.0, 1.0 / 240.0),
+            stiff: Softness::new(120.0, 10.0, 1.0 / 240.0),
+        };
+        let states: Vec<BodyState> = (0..16).map(|_| state(&mut n)).collect();
+        let constraints: Vec<ContactConstraint<1>> =
+            (0..8).map(|i| constraint(&mut n, i)).collect();
+
+        // One at a time.
+        let mut scalar_states = states.clone();
+        let mut scalar = constraints.clone();
+        for c in &mut scalar {
+            let (ia, ib) = (c.a as usize, c.b as usize);
+            let (mut a, mut b) = (scalar_states[ia], scalar_states[ib]);
+            WarmStart.run(c, &mut a, &mut b);
+            Solve {
+                ctx,
+                use_bias: true,
+            }
+            .run(c, &mut a, &mut b);
+            Solve {
+                ctx,
+                use_bias: false,
+            }
+            .run(c, &mut a, &mut b);
+            Restitution { ctx }.run(c, &mut a, &mut b);
+            scalar_states[ia] = a;
+            scalar_states[ib] = b;
+        }
+
+        // Eight at once.
+        let mut batch = WideConstraint::pack(&constraints, 0);
+        let gather_side = |idx: [u32; LANES]| gather(&idx.map(|i| states[i as usize]));
+        let (mut a, mut b) = (gather_side(batch.a), gather_side(batch.b));
+        WarmStart.run_wide(&mut batch, &mut a, &mut b);
+        Solve {
+            ctx,
+            use_bias: true,
+        }
+        .run_wide(&mut batch, &mut a, &mut b);
+        Solve {
+            ctx,
+            use_bias: false,
+        }
+        .run_wide(&mut batch, &mut a, &mut b);
+        Restitution { ctx }.run_wide(&mut batch, &mut a, &mut b);
+
+        let (normal, tangent) = batch.impulses();
+        for k in 0..LANES {
+            let p = &scalar[k].points[0];
+            assert_eq!(
+                normal[k].to_bits(),
+                p.normal_impulse.to_bits(),
+                "normal impulse, lane {k}"
+            );
+            assert_eq!(
+                tangent[k].to_bits(),
+                p.tangent_impulse.to_bits(),
+                "tangent impulse, lane {k}"
+            );
+            for (lanes, index) in [(&a, batch.a[k]), (&b, batch.b[k])] {
+                let [vx, vy, w] = velocities(lanes);
+                let expected = scalar_states[index as usize];
+                assert_eq!(vx[k].to_bits(), expected.v.x.to_bits(), "vx, lane {k}");
+                assert_eq!(vy[k].to_bits(), expected.v.y.to_bits(), "vy, lane {k}");
+                assert_eq!(w[k].to_bits(), expected.w.to_bits(), "w, lane {k}");
+            }
+        }
+    }
+}
