@@ -32,7 +32,7 @@
 use glam::Vec2;
 
 use super::integrate::BodyState;
-use super::lanes::{self, PairL, PassL, PointL, StateL, V2};
+use super::lanes::PassL;
 
 /// Spring coefficients of a soft constraint (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -173,95 +173,8 @@ pub(crate) fn tangent(n: Vec2) -> Vec2 {
     Vec2::new(n.y, -n.x)
 }
 
-#[inline]
-fn v2(v: Vec2) -> V2<f32> {
-    V2 { x: v.x, y: v.y }
-}
-
-/// A body state as one lane.
-#[inline]
-pub(crate) fn state_lane(s: &BodyState) -> StateL<f32> {
-    StateL {
-        v: v2(s.v),
-        w: s.w,
-        dp: v2(s.dp),
-        dq_c: s.dq.c,
-        dq_s: s.dq.s,
-    }
-}
-
-/// Writes the velocities of a lane state back (positions do not change
-/// while solving).
-#[inline]
-fn store_velocity(s: &mut BodyState, l: &StateL<f32>) {
-    s.v = Vec2::new(l.v.x, l.v.y);
-    s.w = l.w;
-}
-
-impl<const N: usize> ContactConstraint<N> {
-    #[inline]
-    fn pair_lane(&self) -> PairL<f32> {
-        PairL {
-            inv_mass_a: self.inv_mass_a,
-            inv_inertia_a: self.inv_inertia_a,
-            inv_mass_b: self.inv_mass_b,
-            inv_inertia_b: self.inv_inertia_b,
-            normal: v2(self.normal),
-        }
-    }
-}
-
-impl ConstraintPoint {
-    #[inline]
-    fn lane(&self) -> PointL<f32> {
-        PointL {
-            anchor_a: v2(self.anchor_a),
-            anchor_b: v2(self.anchor_b),
-            base_separation: self.base_separation,
-            normal_mass: self.normal_mass,
-            tangent_mass: self.tangent_mass,
-            normal_impulse: self.normal_impulse,
-            tangent_impulse: self.tangent_impulse,
-        }
-    }
-
-    #[inline]
-    fn keep_impulses(&mut self, l: &PointL<f32>) {
-        self.normal_impulse = l.normal_impulse;
-        self.tangent_impulse = l.tangent_impulse;
-    }
-}
-
-/// One pass of the solver over a constraint and its two bodies.
-pub(crate) trait ConstraintPass: Sync {
-    fn run<const N: usize>(
-        &self,
-        c: &mut ContactConstraint<N>,
-        a: &mut BodyState,
-        b: &mut BodyState,
-    );
-}
-
 /// Applies the impulses kept from the last step.
 pub(crate) struct WarmStart;
-
-impl ConstraintPass for WarmStart {
-    #[inline]
-    fn run<const N: usize>(
-        &self,
-        c: &mut ContactConstraint<N>,
-        a: &mut BodyState,
-        b: &mut BodyState,
-    ) {
-        let m = c.pair_lane();
-        let (mut la, mut lb) = (state_lane(a), state_lane(b));
-        for p in &c.points {
-            lanes::warm_start(&m, &p.lane(), &mut la, &mut lb);
-        }
-        store_velocity(a, &la);
-        store_velocity(b, &lb);
-    }
-}
 
 /// The solve pass (soft push-out, `use_bias`) or the relax pass.
 pub(crate) struct Solve {
@@ -285,90 +198,183 @@ impl Solve {
     }
 }
 
-impl ConstraintPass for Solve {
-    /// Normal impulses, then (in the relax pass) friction.
-    ///
-    /// Friction runs in the relax pass only: there the normal impulses are
-    /// free of push-out, so the Coulomb bound `μ λn` is the one the contact
-    /// really carries, and each substep still meets it once.
-    #[inline]
-    fn run<const N: usize>(
-        &self,
-        c: &mut ContactConstraint<N>,
-        a: &mut BodyState,
-        b: &mut BodyState,
-    ) {
-        let m = c.pair_lane();
-        let pass = self.lane(c.stiff);
-        let (mut la, mut lb) = (state_lane(a), state_lane(b));
-        for k in 0..N {
-            let mut p = c.points[k].lane();
-            let (applied, vn) = lanes::solve_normal(&m, &mut p, &mut la, &mut lb, &pass);
-            if applied > 0.0 {
-                if c.flags[k] & APPROACH_RECORDED == 0 {
-                    c.points[k].approach_speed = vn;
-                }
-                c.flags[k] |= APPROACH_RECORDED | PUSHED;
-            }
-            c.points[k].keep_impulses(&p);
-        }
-        if !self.use_bias {
-            for point in &mut c.points {
-                let mut p = point.lane();
-                lanes::solve_friction(&m, c.friction, &mut p, &mut la, &mut lb);
-                point.keep_impulses(&p);
-            }
-        }
-        store_velocity(a, &la);
-        store_velocity(b, &lb);
-    }
-}
-
 /// After the substeps: make points that struck faster than the threshold
 /// leave at `e` times their approach speed, `v_n' = −e·v_n,impact`.
 pub(crate) struct Restitution {
     pub ctx: SolveContext,
 }
 
-impl Restitution {
-    /// Whether a point bounces: it struck faster than the threshold and pushed.
-    #[inline]
-    pub fn bounces(&self, approach_speed: f32, pushed: bool) -> bool {
-        approach_speed < -self.ctx.restitution_threshold && pushed
-    }
-}
+/// The one-constraint-at-a-time path: the plain statement of each pass,
+/// kept as the reference the SIMD batches are checked against bit for bit.
+#[cfg(test)]
+pub(crate) mod reference {
+    use glam::Vec2;
 
-impl ConstraintPass for Restitution {
-    fn run<const N: usize>(
-        &self,
-        c: &mut ContactConstraint<N>,
-        a: &mut BodyState,
-        b: &mut BodyState,
-    ) {
-        if c.restitution == 0.0 {
-            return;
+    use super::super::lanes::{self, PairL, PointL, StateL, V2};
+    use super::*;
+
+    #[inline]
+    fn v2(v: Vec2) -> V2<f32> {
+        V2 { x: v.x, y: v.y }
+    }
+
+    /// A body state as one lane.
+    #[inline]
+    pub(crate) fn state_lane(s: &BodyState) -> StateL<f32> {
+        StateL {
+            v: v2(s.v),
+            w: s.w,
+            dp: v2(s.dp),
+            dq_c: s.dq.c,
+            dq_s: s.dq.s,
         }
-        let m = c.pair_lane();
-        let (mut la, mut lb) = (state_lane(a), state_lane(b));
-        for k in 0..N {
-            let point = c.points[k];
-            if !self.bounces(point.approach_speed, c.flags[k] & PUSHED != 0) {
-                continue;
+    }
+
+    /// Writes the velocities of a lane state back (positions do not change
+    /// while solving).
+    #[inline]
+    fn store_velocity(s: &mut BodyState, l: &StateL<f32>) {
+        s.v = Vec2::new(l.v.x, l.v.y);
+        s.w = l.w;
+    }
+
+    impl<const N: usize> ContactConstraint<N> {
+        #[inline]
+        fn pair_lane(&self) -> PairL<f32> {
+            PairL {
+                inv_mass_a: self.inv_mass_a,
+                inv_inertia_a: self.inv_inertia_a,
+                inv_mass_b: self.inv_mass_b,
+                inv_inertia_b: self.inv_inertia_b,
+                normal: v2(self.normal),
             }
-            let mut p = point.lane();
-            lanes::restitute(
-                &m,
-                c.restitution,
-                point.approach_speed,
-                1.0,
-                &mut p,
-                &mut la,
-                &mut lb,
-            );
-            c.points[k].keep_impulses(&p);
         }
-        store_velocity(a, &la);
-        store_velocity(b, &lb);
+    }
+
+    impl ConstraintPoint {
+        #[inline]
+        fn lane(&self) -> PointL<f32> {
+            PointL {
+                anchor_a: v2(self.anchor_a),
+                anchor_b: v2(self.anchor_b),
+                base_separation: self.base_separation,
+                normal_mass: self.normal_mass,
+                tangent_mass: self.tangent_mass,
+                normal_impulse: self.normal_impulse,
+                tangent_impulse: self.tangent_impulse,
+            }
+        }
+
+        #[inline]
+        fn keep_impulses(&mut self, l: &PointL<f32>) {
+            self.normal_impulse = l.normal_impulse;
+            self.tangent_impulse = l.tangent_impulse;
+        }
+    }
+
+    /// One pass of the solver over a constraint and its two bodies.
+    pub(crate) trait ConstraintPass: Sync {
+        fn run<const N: usize>(
+            &self,
+            c: &mut ContactConstraint<N>,
+            a: &mut BodyState,
+            b: &mut BodyState,
+        );
+    }
+    impl ConstraintPass for WarmStart {
+        #[inline]
+        fn run<const N: usize>(
+            &self,
+            c: &mut ContactConstraint<N>,
+            a: &mut BodyState,
+            b: &mut BodyState,
+        ) {
+            let m = c.pair_lane();
+            let (mut la, mut lb) = (state_lane(a), state_lane(b));
+            for p in &c.points {
+                lanes::warm_start(&m, &p.lane(), &mut la, &mut lb);
+            }
+            store_velocity(a, &la);
+            store_velocity(b, &lb);
+        }
+    }
+    impl ConstraintPass for Solve {
+        /// Normal impulses, then (in the relax pass) friction.
+        ///
+        /// Friction runs in the relax pass only: there the normal impulses are
+        /// free of push-out, so the Coulomb bound `μ λn` is the one the contact
+        /// really carries, and each substep still meets it once.
+        #[inline]
+        fn run<const N: usize>(
+            &self,
+            c: &mut ContactConstraint<N>,
+            a: &mut BodyState,
+            b: &mut BodyState,
+        ) {
+            let m = c.pair_lane();
+            let pass = self.lane(c.stiff);
+            let (mut la, mut lb) = (state_lane(a), state_lane(b));
+            for k in 0..N {
+                let mut p = c.points[k].lane();
+                let (applied, vn) = lanes::solve_normal(&m, &mut p, &mut la, &mut lb, &pass);
+                if applied > 0.0 {
+                    if c.flags[k] & APPROACH_RECORDED == 0 {
+                        c.points[k].approach_speed = vn;
+                    }
+                    c.flags[k] |= APPROACH_RECORDED | PUSHED;
+                }
+                c.points[k].keep_impulses(&p);
+            }
+            if !self.use_bias {
+                for point in &mut c.points {
+                    let mut p = point.lane();
+                    lanes::solve_friction(&m, c.friction, &mut p, &mut la, &mut lb);
+                    point.keep_impulses(&p);
+                }
+            }
+            store_velocity(a, &la);
+            store_velocity(b, &lb);
+        }
+    }
+    impl Restitution {
+        /// Whether a point bounces: it struck faster than the threshold and pushed.
+        #[inline]
+        pub fn bounces(&self, approach_speed: f32, pushed: bool) -> bool {
+            approach_speed < -self.ctx.restitution_threshold && pushed
+        }
+    }
+    impl ConstraintPass for Restitution {
+        fn run<const N: usize>(
+            &self,
+            c: &mut ContactConstraint<N>,
+            a: &mut BodyState,
+            b: &mut BodyState,
+        ) {
+            if c.restitution == 0.0 {
+                return;
+            }
+            let m = c.pair_lane();
+            let (mut la, mut lb) = (state_lane(a), state_lane(b));
+            for k in 0..N {
+                let point = c.points[k];
+                if !self.bounces(point.approach_speed, c.flags[k] & PUSHED != 0) {
+                    continue;
+                }
+                let mut p = point.lane();
+                lanes::restitute(
+                    &m,
+                    c.restitution,
+                    point.approach_speed,
+                    1.0,
+                    &mut p,
+                    &mut la,
+                    &mut lb,
+                );
+                c.points[k].keep_impulses(&p);
+            }
+            store_velocity(a, &la);
+            store_velocity(b, &lb);
+        }
     }
 }
 

@@ -20,13 +20,13 @@ pub(crate) trait Lane:
 }
 
 impl Lane for f32 {
-    #[inline]
+    #[inline(always)]
     fn splat(v: f32) -> f32 {
         v
     }
     /// `self > other ? self : other`, the SSE/AVX `max` rule, so that equal
     /// zeros of opposite sign resolve the same way in both paths.
-    #[inline]
+    #[inline(always)]
     fn max(self, other: f32) -> f32 {
         if self > other {
             self
@@ -35,7 +35,7 @@ impl Lane for f32 {
         }
     }
     /// `self < other ? self : other`, the SSE/AVX `min` rule.
-    #[inline]
+    #[inline(always)]
     fn min(self, other: f32) -> f32 {
         if self < other {
             self
@@ -43,7 +43,7 @@ impl Lane for f32 {
             other
         }
     }
-    #[inline]
+    #[inline(always)]
     fn if_positive(self, yes: f32, no: f32) -> f32 {
         if self > 0.0 {
             yes
@@ -54,19 +54,19 @@ impl Lane for f32 {
 }
 
 impl Lane for f32x8 {
-    #[inline]
+    #[inline(always)]
     fn splat(v: f32) -> f32x8 {
         f32x8::splat(v)
     }
-    #[inline]
+    #[inline(always)]
     fn max(self, other: f32x8) -> f32x8 {
         f32x8::max(self, other)
     }
-    #[inline]
+    #[inline(always)]
     fn min(self, other: f32x8) -> f32x8 {
         f32x8::min(self, other)
     }
-    #[inline]
+    #[inline(always)]
     fn if_positive(self, yes: f32x8, no: f32x8) -> f32x8 {
         self.simd_gt(f32x8::ZERO).select(yes, no)
     }
@@ -80,30 +80,30 @@ pub(crate) struct V2<L> {
 }
 
 impl<L: Lane> V2<L> {
-    #[inline]
+    #[inline(always)]
     pub fn dot(self, o: V2<L>) -> L {
         self.x * o.x + self.y * o.y
     }
     /// The 2D cross product `self × o`.
-    #[inline]
+    #[inline(always)]
     pub fn perp_dot(self, o: V2<L>) -> L {
         self.x * o.y - self.y * o.x
     }
-    #[inline]
+    #[inline(always)]
     pub fn scale(self, k: L) -> V2<L> {
         V2 {
             x: self.x * k,
             y: self.y * k,
         }
     }
-    #[inline]
+    #[inline(always)]
     pub fn add(self, o: V2<L>) -> V2<L> {
         V2 {
             x: self.x + o.x,
             y: self.y + o.y,
         }
     }
-    #[inline]
+    #[inline(always)]
     pub fn sub(self, o: V2<L>) -> V2<L> {
         V2 {
             x: self.x - o.x,
@@ -111,7 +111,7 @@ impl<L: Lane> V2<L> {
         }
     }
     /// `w × r` for a scalar angular velocity `w`: `w · perp(r)`.
-    #[inline]
+    #[inline(always)]
     pub fn cross_scalar(w: L, r: V2<L>) -> V2<L> {
         V2 {
             x: -(w * r.y),
@@ -119,7 +119,7 @@ impl<L: Lane> V2<L> {
         }
     }
     /// The vector rotated by the unit complex number `(c, s)`.
-    #[inline]
+    #[inline(always)]
     pub fn rotated(self, c: L, s: L) -> V2<L> {
         V2 {
             x: c * self.x - s * self.y,
@@ -172,7 +172,7 @@ pub(crate) struct PassL<L> {
 }
 
 /// Relative velocity of B's anchor to A's, `(v_B + ω_B × r_B) − (v_A + ω_A × r_A)`.
-#[inline]
+#[inline(always)]
 pub(crate) fn relative_velocity<L: Lane>(
     a: &StateL<L>,
     b: &StateL<L>,
@@ -184,7 +184,7 @@ pub(crate) fn relative_velocity<L: Lane>(
 }
 
 /// Applies impulse `p` at the anchors: `−p` to A, `+p` to B.
-#[inline]
+#[inline(always)]
 pub(crate) fn apply<L: Lane>(
     m: &PairL<L>,
     a: &mut StateL<L>,
@@ -200,7 +200,7 @@ pub(crate) fn apply<L: Lane>(
 }
 
 /// The friction direction: the normal turned 90° clockwise.
-#[inline]
+#[inline(always)]
 pub(crate) fn tangent<L: Lane>(n: V2<L>) -> V2<L> {
     V2 { x: n.y, y: -n.x }
 }
@@ -208,7 +208,7 @@ pub(crate) fn tangent<L: Lane>(n: V2<L>) -> V2<L> {
 /// The normal impulse of one point for one pass (see the module docs of
 /// `contact`): updates `p.normal_impulse`, moves the bodies, and returns
 /// the impulse applied and the normal velocity before it.
-#[inline]
+#[inline(always)]
 pub(crate) fn solve_normal<L: Lane>(
     m: &PairL<L>,
     p: &mut PointL<L>,
@@ -248,7 +248,7 @@ pub(crate) fn solve_normal<L: Lane>(
 
 /// Coulomb friction of one point: drive the tangential velocity to zero
 /// with `|λt| ≤ μ λn`.
-#[inline]
+#[inline(always)]
 pub(crate) fn solve_friction<L: Lane>(
     m: &PairL<L>,
     friction: L,
@@ -269,7 +269,7 @@ pub(crate) fn solve_friction<L: Lane>(
 
 /// Restitution of one point: the impulse that makes it leave at
 /// `−e·v_impact`, where `apply_mask > 0` marks the lanes that bounce.
-#[inline]
+#[inline(always)]
 pub(crate) fn restitute<L: Lane>(
     m: &PairL<L>,
     restitution: L,
@@ -290,7 +290,7 @@ pub(crate) fn restitute<L: Lane>(
 }
 
 /// Applies a point's kept impulses (warm start).
-#[inline]
+#[inline(always)]
 pub(crate) fn warm_start<L: Lane>(
     m: &PairL<L>,
     p: &PointL<L>,

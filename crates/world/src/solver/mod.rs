@@ -29,14 +29,17 @@ use crate::contacts::{Contact, ContactSet, PointImpulse};
 use crate::graph::Coloring;
 use crate::settings::WorldSettings;
 use contact::{
-    relative_velocity, tangent, ConstraintPass, ConstraintPoint, ContactConstraint, Restitution,
-    Softness, Solve, SolveContext, WarmStart,
+    relative_velocity, tangent, ConstraintPoint, ContactConstraint, Restitution, Softness, Solve,
+    SolveContext, WarmStart,
 };
 use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
 use wide::{gather, velocities, WideConstraint, WidePass, LANES};
 
 /// Constraints handed to one task within a colour.
 const SOLVE_CHUNK: usize = 128;
+/// SIMD batches handed to one task within a colour: large enough that a
+/// task's work (some 256 constraints) outweighs handing it to a thread.
+const BATCH_CHUNK: usize = 32;
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
 
@@ -62,22 +65,10 @@ pub(crate) struct Solver {
     states: Vec<BodyState>,
     motions: Vec<BodyMotion>,
     dynamic: Vec<bool>,
-    /// Constraints with one point, grouped by colour: prepared here, then
-    /// packed eight at a time into `wide`.
-    ones: Vec<ContactConstraint<1>>,
-    /// One-point constraints in SIMD batches, grouped by colour.
-    wide: Vec<WideConstraint>,
-    /// Per batch: the index in `ones_contact` of its first lane, and its lane count.
-    wide_lanes: Vec<(u32, u32)>,
-    /// The contact each one-point constraint came from.
-    ones_contact: Vec<u32>,
-    /// Constraints with two points, grouped by colour.
-    twos: Vec<ContactConstraint<2>>,
-    twos_contact: Vec<u32>,
-    /// Per colour (overflow last): its range in `ones` and in `twos`.
-    color_ranges: Vec<[(u32, u32); 2]>,
-    /// Per colour: its range of batches in `wide`.
-    wide_ranges: Vec<(u32, u32)>,
+    /// Constraints with one point (a circle touching anything).
+    ones: ConstraintSet<1>,
+    /// Constraints with two points (a capsule lying on a wall or another).
+    twos: ConstraintSet<2>,
     coloring: Coloring,
     start_poses: Vec<StartPose>,
 }
@@ -214,28 +205,21 @@ impl Solver {
     }
 
     /// Builds one constraint per contact, grouped by colour and split by
-    /// point count.
+    /// point count, and packs them into SIMD batches.
     fn prepare(&mut self, bodies: &[Body], contacts: &ContactSet) {
         let all = contacts.as_slice();
-        self.ones_contact.clear();
-        self.twos_contact.clear();
-        self.color_ranges.clear();
+        self.ones.clear();
+        self.twos.clear();
         for &(begin, end) in &self.coloring.ranges {
-            let starts = (
-                self.ones_contact.len() as u32,
-                self.twos_contact.len() as u32,
-            );
             for &k in &self.coloring.order[begin as usize..end as usize] {
                 if all[k as usize].manifold.count == 1 {
-                    self.ones_contact.push(k);
+                    self.ones.sources.push(k);
                 } else {
-                    self.twos_contact.push(k);
+                    self.twos.sources.push(k);
                 }
             }
-            self.color_ranges.push([
-                (starts.0, self.ones_contact.len() as u32),
-                (starts.1, self.twos_contact.len() as u32),
-            ]);
+            self.ones.end_color();
+            self.twos.end_color();
         }
         let view = PrepareView {
             contacts: all,
@@ -243,41 +227,20 @@ impl Solver {
             states: &self.states,
             dynamic: &self.dynamic,
         };
-        view.prepare_all(&mut self.ones, &self.ones_contact);
-        view.prepare_all(&mut self.twos, &self.twos_contact);
-        self.pack_ones();
-    }
-
-    /// Packs each colour's one-point constraints into batches of eight.
-    fn pack_ones(&mut self) {
         let null_body = (self.states.len() - 1) as u32;
-        self.wide.clear();
-        self.wide_lanes.clear();
-        self.wide_ranges.clear();
-        for ranges in &self.color_ranges {
-            let (begin, end) = (ranges[0].0 as usize, ranges[0].1 as usize);
-            let first_batch = self.wide.len() as u32;
-            for (i, chunk) in self.ones[begin..end].chunks(LANES).enumerate() {
-                self.wide.push(WideConstraint::pack(chunk, null_body));
-                self.wide_lanes
-                    .push(((begin + i * LANES) as u32, chunk.len() as u32));
-            }
-            self.wide_ranges.push((first_batch, self.wide.len() as u32));
-        }
+        self.ones.prepare(&view, null_body);
+        self.twos.prepare(&view, null_body);
     }
 
     /// Runs `pass` on every constraint with its two body states, colour by
     /// colour, each colour in parallel; the overflow set runs last, in order.
-    fn for_each_constraint<P: ConstraintPass + WidePass>(&mut self, pass: &P) {
+    fn for_each_constraint<P: WidePass>(&mut self, pass: &P) {
         let ptr = StatesPtr(self.states.as_mut_ptr());
         let colors = self.coloring.color_count();
-        for (i, (ranges, batches)) in self.color_ranges.iter().zip(&self.wide_ranges).enumerate() {
-            let parallel = i < colors;
-            let wide = &mut self.wide[batches.0 as usize..batches.1 as usize];
-            run_wide_pass(wide, pass, ptr, &self.dynamic, parallel);
-            let t = ranges[1];
-            let twos = &mut self.twos[t.0 as usize..t.1 as usize];
-            run_pass(twos, pass, ptr, &self.dynamic, parallel);
+        for color in 0..self.ones.color_batches.len() {
+            let parallel = color < colors;
+            self.ones.run(color, pass, ptr, &self.dynamic, parallel);
+            self.twos.run(color, pass, ptr, &self.dynamic, parallel);
         }
     }
 
@@ -308,17 +271,8 @@ impl Solver {
 
     fn store_impulses(&self, contacts: &mut ContactSet) {
         let all = contacts.as_mut_slice();
-        for (batch, &(first, count)) in self.wide.iter().zip(&self.wide_lanes) {
-            let (normal, tangent) = batch.impulses();
-            for k in 0..count as usize {
-                let contact = self.ones_contact[first as usize + k] as usize;
-                all[contact].impulses[0] = PointImpulse {
-                    normal: normal[k],
-                    tangent: tangent[k],
-                };
-            }
-        }
-        store_points(all, &self.twos, &self.twos_contact);
+        self.ones.store(all);
+        self.twos.store(all);
     }
 
     /// Writes the step's motion back into the bodies.
@@ -356,71 +310,99 @@ pub(crate) fn set_pose(b: &mut Body, q: Rot) {
     };
 }
 
-/// Copies each constraint's impulses back into its contact.
-fn store_points<const N: usize>(
-    contacts: &mut [Contact],
-    constraints: &[ContactConstraint<N>],
-    sources: &[u32],
-) {
-    for (c, &k) in constraints.iter().zip(sources) {
-        let impulses = &mut contacts[k as usize].impulses;
-        for (slot, p) in impulses.iter_mut().zip(&c.points) {
-            *slot = PointImpulse {
-                normal: p.normal_impulse,
-                tangent: p.tangent_impulse,
-            };
-        }
-    }
+/// The constraints of one point count: staged one by one in colour order,
+/// then packed into SIMD batches.
+#[derive(Debug, Default)]
+struct ConstraintSet<const N: usize> {
+    /// The contact of each constraint, grouped by colour.
+    sources: Vec<u32>,
+    /// Per colour: the end of its run in `sources`.
+    color_ends: Vec<u32>,
+    /// The constraints, one by one, in the order of `sources`.
+    staged: Vec<ContactConstraint<N>>,
+    /// The same constraints in batches of eight.
+    batches: Vec<WideConstraint<N>>,
+    /// Per colour: its range in `batches`.
+    color_batches: Vec<(u32, u32)>,
 }
 
-/// Runs `pass` over a slice of constraints that share no dynamic body.
-fn run_pass<const N: usize, P: ConstraintPass>(
-    slice: &mut [ContactConstraint<N>],
-    pass: &P,
-    ptr: StatesPtr,
-    dynamic: &[bool],
-    parallel: bool,
-) {
-    let run = |c: &mut ContactConstraint<N>| {
-        // SAFETY: `a` and `b` index `states`, whose buffer outlives this
-        // call; within a colour each dynamic state is touched by one
-        // constraint only, and non-dynamic states are copied, never
-        // written (see `StatesPtr`).
-        unsafe {
-            let pa = ptr.at(c.a);
-            let pb = ptr.at(c.b);
-            let mut sa = *pa;
-            let mut sb = *pb;
-            pass.run(c, &mut sa, &mut sb);
-            if dynamic[c.a as usize] {
-                *pa = sa;
+impl<const N: usize> ConstraintSet<N> {
+    fn clear(&mut self) {
+        self.sources.clear();
+        self.color_ends.clear();
+    }
+
+    /// Closes the current colour's run of `sources`.
+    fn end_color(&mut self) {
+        self.color_ends.push(self.sources.len() as u32);
+    }
+
+    /// Prepares every constraint, then packs each colour's into batches of
+    /// eight (a colour's last batch padded with `null_body` lanes).
+    fn prepare(&mut self, view: &PrepareView, null_body: u32) {
+        view.prepare_all(&mut self.staged, &self.sources);
+        self.batches.clear();
+        self.color_batches.clear();
+        let mut begin = 0;
+        for &end in &self.color_ends {
+            let first = self.batches.len() as u32;
+            for chunk in self.staged[begin..end as usize].chunks(LANES) {
+                self.batches.push(WideConstraint::pack(chunk, null_body));
             }
-            if dynamic[c.b as usize] {
-                *pb = sb;
-            }
+            self.color_batches.push((first, self.batches.len() as u32));
+            begin = end as usize;
         }
-    };
-    if parallel && slice.len() > SOLVE_CHUNK {
-        slice
-            .par_chunks_mut(SOLVE_CHUNK)
-            .for_each(|chunk| chunk.iter_mut().for_each(run));
-    } else {
-        slice.iter_mut().for_each(run);
+    }
+
+    /// Runs `pass` over the batches of one colour.
+    fn run<P: WidePass>(
+        &mut self,
+        color: usize,
+        pass: &P,
+        ptr: StatesPtr,
+        dynamic: &[bool],
+        parallel: bool,
+    ) {
+        let (first, end) = self.color_batches[color];
+        let batches = &mut self.batches[first as usize..end as usize];
+        run_wide_pass(batches, pass, ptr, dynamic, parallel);
+    }
+
+    /// Copies each constraint's impulses back into its contact.
+    fn store(&self, contacts: &mut [Contact]) {
+        let mut begin = 0;
+        for (&end, &(first, last)) in self.color_ends.iter().zip(&self.color_batches) {
+            let sources = &self.sources[begin..end as usize];
+            let batches = &self.batches[first as usize..last as usize];
+            for (lanes, batch) in sources.chunks(LANES).zip(batches) {
+                for k in 0..N {
+                    let (normal, tangent) = batch.impulses(k);
+                    for (lane, &contact) in lanes.iter().enumerate() {
+                        contacts[contact as usize].impulses[k] = PointImpulse {
+                            normal: normal[lane],
+                            tangent: tangent[lane],
+                        };
+                    }
+                }
+            }
+            begin = end as usize;
+        }
     }
 }
 
 /// Runs `pass` over SIMD batches that share no dynamic body.
-fn run_wide_pass<P: WidePass>(
-    slice: &mut [WideConstraint],
+fn run_wide_pass<const N: usize, P: WidePass>(
+    slice: &mut [WideConstraint<N>],
     pass: &P,
     ptr: StatesPtr,
     dynamic: &[bool],
     parallel: bool,
 ) {
-    let run = |c: &mut WideConstraint| {
-        // SAFETY: as in `run_pass`: within a colour each dynamic state
-        // belongs to one lane of one batch; padding lanes and immovable
-        // bodies are only read.
+    let run = |c: &mut WideConstraint<N>| {
+        // SAFETY: `a` and `b` index `states`, whose buffer outlives this
+        // call; within a colour each dynamic state belongs to one lane of
+        // one batch, and padding lanes and immovable bodies are only read,
+        // never written (see `StatesPtr`).
         unsafe {
             let mut a = gather(&c.a.map(|i| *ptr.at(i)));
             let mut b = gather(&c.b.map(|i| *ptr.at(i)));
@@ -437,9 +419,9 @@ fn run_wide_pass<P: WidePass>(
             }
         }
     };
-    if parallel && slice.len() * LANES > SOLVE_CHUNK {
+    if parallel && slice.len() > 2 * BATCH_CHUNK {
         slice
-            .par_chunks_mut(SOLVE_CHUNK / LANES)
+            .par_chunks_mut(BATCH_CHUNK)
             .for_each(|chunk| chunk.iter_mut().for_each(run));
     } else {
         slice.iter_mut().for_each(run);

@@ -1,8 +1,7 @@
-//! One-point constraints solved eight at a time in SIMD lanes.
+//! Constraints solved eight at a time in SIMD lanes.
 //!
-//! Most contacts in a pile of circles have one point. Within a graph colour
-//! no two constraints share a dynamic body, so eight of them can be solved
-//! at once: their bodies' states are gathered into `f32x8` lanes, the point
+//! Within a graph colour no two constraints share a dynamic body, so eight
+//! constraints with the same number of points can be solved at once: their bodies' states are gathered into `f32x8` lanes, the point
 //! maths of [`super::lanes`] runs on all eight, and the new velocities are
 //! scattered back. A batch that is not full is padded with lanes that point
 //! at an immovable null body and have zero masses, so they apply nothing.
@@ -16,26 +15,29 @@ use super::lanes::{self, Lane, PairL, PassL, PointL, StateL, V2};
 /// Constraints per batch.
 pub(crate) const LANES: usize = 8;
 
-/// Eight one-point constraints, lane by lane.
+/// Eight constraints of `N` points each, lane by lane.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct WideConstraint {
+pub(crate) struct WideConstraint<const N: usize> {
     pub a: [u32; LANES],
     pub b: [u32; LANES],
     pair: PairL<f32x8>,
-    point: PointL<f32x8>,
+    points: [PointL<f32x8>; N],
     friction: f32x8,
     restitution: f32x8,
     /// 1 where the pair has an immovable body, else 0.
     stiff: f32x8,
-    approach_speed: f32x8,
+    approach_speed: [f32x8; N],
     /// 1 where the approach speed is final for the step, else 0.
-    recorded: f32x8,
+    recorded: [f32x8; N],
     /// 1 where the point has pushed this step, else 0.
-    pushed: f32x8,
+    pushed: [f32x8; N],
 }
 
 /// Lanes of `f32` read from each constraint by `get`.
-fn lanes_of(cs: &[ContactConstraint<1>], get: impl Fn(&ContactConstraint<1>) -> f32) -> f32x8 {
+fn lanes_of<const N: usize>(
+    cs: &[ContactConstraint<N>],
+    get: impl Fn(&ContactConstraint<N>) -> f32,
+) -> f32x8 {
     let mut out = [0.0; LANES];
     for (slot, c) in out.iter_mut().zip(cs) {
         *slot = get(c);
@@ -43,16 +45,31 @@ fn lanes_of(cs: &[ContactConstraint<1>], get: impl Fn(&ContactConstraint<1>) -> 
     f32x8::new(out)
 }
 
-impl WideConstraint {
+impl<const N: usize> WideConstraint<N> {
     /// Packs up to eight constraints; missing lanes point at `null_body`.
-    pub fn pack(cs: &[ContactConstraint<1>], null_body: u32) -> WideConstraint {
+    pub fn pack(cs: &[ContactConstraint<N>], null_body: u32) -> WideConstraint<N> {
         let mut a = [null_body; LANES];
         let mut b = [null_body; LANES];
         for (k, c) in cs.iter().enumerate() {
             a[k] = c.a;
             b[k] = c.b;
         }
-        let flag = |bit: u8| lanes_of(cs, |c| f32::from(c.flags[0] & bit != 0));
+        let point = |k: usize| PointL {
+            anchor_a: V2 {
+                x: lanes_of(cs, |c| c.points[k].anchor_a.x),
+                y: lanes_of(cs, |c| c.points[k].anchor_a.y),
+            },
+            anchor_b: V2 {
+                x: lanes_of(cs, |c| c.points[k].anchor_b.x),
+                y: lanes_of(cs, |c| c.points[k].anchor_b.y),
+            },
+            base_separation: lanes_of(cs, |c| c.points[k].base_separation),
+            normal_mass: lanes_of(cs, |c| c.points[k].normal_mass),
+            tangent_mass: lanes_of(cs, |c| c.points[k].tangent_mass),
+            normal_impulse: lanes_of(cs, |c| c.points[k].normal_impulse),
+            tangent_impulse: lanes_of(cs, |c| c.points[k].tangent_impulse),
+        };
+        let flag = |k: usize, bit: u8| lanes_of(cs, |c| f32::from(c.flags[k] & bit != 0));
         WideConstraint {
             a,
             b,
@@ -66,41 +83,27 @@ impl WideConstraint {
                     y: lanes_of(cs, |c| c.normal.y),
                 },
             },
-            point: PointL {
-                anchor_a: V2 {
-                    x: lanes_of(cs, |c| c.points[0].anchor_a.x),
-                    y: lanes_of(cs, |c| c.points[0].anchor_a.y),
-                },
-                anchor_b: V2 {
-                    x: lanes_of(cs, |c| c.points[0].anchor_b.x),
-                    y: lanes_of(cs, |c| c.points[0].anchor_b.y),
-                },
-                base_separation: lanes_of(cs, |c| c.points[0].base_separation),
-                normal_mass: lanes_of(cs, |c| c.points[0].normal_mass),
-                tangent_mass: lanes_of(cs, |c| c.points[0].tangent_mass),
-                normal_impulse: lanes_of(cs, |c| c.points[0].normal_impulse),
-                tangent_impulse: lanes_of(cs, |c| c.points[0].tangent_impulse),
-            },
+            points: std::array::from_fn(point),
             friction: lanes_of(cs, |c| c.friction),
             restitution: lanes_of(cs, |c| c.restitution),
             stiff: lanes_of(cs, |c| f32::from(c.stiff)),
-            approach_speed: lanes_of(cs, |c| c.points[0].approach_speed),
-            recorded: flag(super::contact::APPROACH_RECORDED),
-            pushed: flag(super::contact::PUSHED),
+            approach_speed: std::array::from_fn(|k| lanes_of(cs, |c| c.points[k].approach_speed)),
+            recorded: std::array::from_fn(|k| flag(k, super::contact::APPROACH_RECORDED)),
+            pushed: std::array::from_fn(|k| flag(k, super::contact::PUSHED)),
         }
     }
 
-    /// The accumulated normal and tangent impulses of each lane.
-    pub fn impulses(&self) -> ([f32; LANES], [f32; LANES]) {
+    /// The accumulated normal and tangent impulses of point `k` in each lane.
+    pub fn impulses(&self, k: usize) -> ([f32; LANES], [f32; LANES]) {
         (
-            self.point.normal_impulse.to_array(),
-            self.point.tangent_impulse.to_array(),
+            self.points[k].normal_impulse.to_array(),
+            self.points[k].tangent_impulse.to_array(),
         )
     }
 }
 
 /// Gathers the states of eight bodies into lanes.
-#[inline]
+#[inline(always)]
 pub(crate) fn gather(states: &[BodyState; LANES]) -> StateL<f32x8> {
     let lane = |get: fn(&BodyState) -> f32| f32x8::new(states.each_ref().map(get));
     StateL {
@@ -119,7 +122,7 @@ pub(crate) fn gather(states: &[BodyState; LANES]) -> StateL<f32x8> {
 }
 
 /// The velocities of each lane, ready to write back: `(vx, vy, w)`.
-#[inline]
+#[inline(always)]
 pub(crate) fn velocities(lanes: &StateL<f32x8>) -> [[f32; LANES]; 3] {
     [
         lanes.v.x.to_array(),
@@ -130,19 +133,36 @@ pub(crate) fn velocities(lanes: &StateL<f32x8>) -> [[f32; LANES]; 3] {
 
 /// A solver pass over a batch of eight.
 pub(crate) trait WidePass: Sync {
-    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>);
+    fn run_wide<const N: usize>(
+        &self,
+        c: &mut WideConstraint<N>,
+        a: &mut StateL<f32x8>,
+        b: &mut StateL<f32x8>,
+    );
 }
 
 impl WidePass for WarmStart {
-    #[inline]
-    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>) {
-        lanes::warm_start(&c.pair, &c.point, a, b);
+    #[inline(always)]
+    fn run_wide<const N: usize>(
+        &self,
+        c: &mut WideConstraint<N>,
+        a: &mut StateL<f32x8>,
+        b: &mut StateL<f32x8>,
+    ) {
+        for p in &c.points {
+            lanes::warm_start(&c.pair, p, a, b);
+        }
     }
 }
 
 impl WidePass for Solve {
-    #[inline]
-    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>) {
+    #[inline(always)]
+    fn run_wide<const N: usize>(
+        &self,
+        c: &mut WideConstraint<N>,
+        a: &mut StateL<f32x8>,
+        b: &mut StateL<f32x8>,
+    ) {
         let (soft, stiff) = (self.lane(false), self.lane(true));
         let pick = |s: f32, t: f32| c.stiff.if_positive(f32x8::splat(t), f32x8::splat(s));
         let pass = PassL {
@@ -153,51 +173,62 @@ impl WidePass for Solve {
             impulse_scale: pick(soft.impulse_scale, stiff.impulse_scale),
             use_bias: self.use_bias,
         };
-        let (applied, vn) = lanes::solve_normal(&c.pair, &mut c.point, a, b, &pass);
         let one = f32x8::splat(1.0);
-        // Where the point pushed for the first time, its normal velocity is
-        // the approach speed that restitution will reverse.
-        let first = c.recorded.if_positive(c.approach_speed, vn);
-        c.approach_speed = applied.if_positive(first, c.approach_speed);
-        c.recorded = applied.if_positive(one, c.recorded);
-        c.pushed = applied.if_positive(one, c.pushed);
+        for k in 0..N {
+            let (applied, vn) = lanes::solve_normal(&c.pair, &mut c.points[k], a, b, &pass);
+            // Where the point pushed for the first time, its normal velocity
+            // is the approach speed that restitution will reverse.
+            let first = c.recorded[k].if_positive(c.approach_speed[k], vn);
+            c.approach_speed[k] = applied.if_positive(first, c.approach_speed[k]);
+            c.recorded[k] = applied.if_positive(one, c.recorded[k]);
+            c.pushed[k] = applied.if_positive(one, c.pushed[k]);
+        }
         if !self.use_bias {
-            lanes::solve_friction(&c.pair, c.friction, &mut c.point, a, b);
+            for p in &mut c.points {
+                lanes::solve_friction(&c.pair, c.friction, p, a, b);
+            }
         }
     }
 }
 
 impl WidePass for Restitution {
-    #[inline]
-    fn run_wide(&self, c: &mut WideConstraint, a: &mut StateL<f32x8>, b: &mut StateL<f32x8>) {
+    #[inline(always)]
+    fn run_wide<const N: usize>(
+        &self,
+        c: &mut WideConstraint<N>,
+        a: &mut StateL<f32x8>,
+        b: &mut StateL<f32x8>,
+    ) {
         let zero = f32x8::ZERO;
         let one = f32x8::splat(1.0);
-        // Bounce where e > 0, the point pushed, and it struck faster than
-        // the threshold: −threshold − v_approach > 0.
-        let fast = -f32x8::splat(self.ctx.restitution_threshold) - c.approach_speed;
-        let mask = c.restitution.if_positive(
-            c.pushed.if_positive(fast.if_positive(one, zero), zero),
-            zero,
-        );
-        if mask.to_array() == [0.0; LANES] {
-            return;
-        }
-        let (old_a, old_b) = (*a, *b);
-        lanes::restitute(
-            &c.pair,
-            c.restitution,
-            c.approach_speed,
-            mask,
-            &mut c.point,
-            a,
-            b,
-        );
-        // Lanes that do not bounce keep their velocities bit for bit, as
-        // the one-constraint path, which skips them, does.
-        for (new, old) in [(a, &old_a), (b, &old_b)] {
-            new.v.x = mask.if_positive(new.v.x, old.v.x);
-            new.v.y = mask.if_positive(new.v.y, old.v.y);
-            new.w = mask.if_positive(new.w, old.w);
+        for k in 0..N {
+            // Bounce where e > 0, the point pushed, and it struck faster
+            // than the threshold: −threshold − v_approach > 0.
+            let fast = -f32x8::splat(self.ctx.restitution_threshold) - c.approach_speed[k];
+            let mask = c.restitution.if_positive(
+                c.pushed[k].if_positive(fast.if_positive(one, zero), zero),
+                zero,
+            );
+            if mask.to_array() == [0.0; LANES] {
+                continue;
+            }
+            let (old_a, old_b) = (*a, *b);
+            lanes::restitute(
+                &c.pair,
+                c.restitution,
+                c.approach_speed[k],
+                mask,
+                &mut c.points[k],
+                a,
+                b,
+            );
+            // Lanes that do not bounce keep their velocities bit for bit, as
+            // the one-constraint path, which skips them, does.
+            for (new, old) in [(&mut *a, &old_a), (&mut *b, &old_b)] {
+                new.v.x = mask.if_positive(new.v.x, old.v.x);
+                new.v.y = mask.if_positive(new.v.y, old.v.y);
+                new.w = mask.if_positive(new.w, old.w);
+            }
         }
     }
 }
@@ -207,8 +238,9 @@ mod tests {
     use glam::Vec2;
 
     use super::*;
+    use crate::solver::contact::reference::ConstraintPass;
     use crate::solver::contact::Softness;
-    use crate::solver::contact::{ConstraintPass, ConstraintPoint, SolveContext};
+    use crate::solver::contact::{ConstraintPoint, SolveContext};
     use carom_shapes::Rot;
 
     /// A small deterministic generator, so the test needs no dependency.
@@ -317,7 +349,7 @@ mod tests {
         .run_wide(&mut batch, &mut a, &mut b);
         Restitution { ctx }.run_wide(&mut batch, &mut a, &mut b);
 
-        let (normal, tangent) = batch.impulses();
+        let (normal, tangent) = batch.impulses(0);
         for k in 0..LANES {
             let p = &scalar[k].points[0];
             assert_eq!(
