@@ -92,6 +92,10 @@ fn plot(points: &[(u32, f64)], path: &str) -> Result<(), Box<dyn std::error::Err
         .build_cartesian_2d(0.0..max_n * 1.05, 0.0..max_ms * 1.15)?;
     chart
         .configure_mesh()
+        .light_line_style(WHITE)
+        .x_labels(6)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
         .x_desc("bodies")
         .y_desc("ms per step")
         .draw()?;
