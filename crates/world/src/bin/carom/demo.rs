@@ -23,7 +23,7 @@ pub fn demo() -> Result<(), Failure> {
     writeln!(
         out,
         "carom demo: balls, capsules and small domes fall into a box with a fixed dome.\n\
-         (`carom --help` lists the commands: run, bench, check.)\n\n{summary}"
+         (`carom --help` lists the commands: run, bench, check, render.)\n\n{summary}"
     )
     .map_err(|e| Failure::writing("the summary", e))
 }
