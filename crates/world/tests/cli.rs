@@ -297,3 +297,29 @@ fn no_arguments_runs_the_demo() {
     assert!(text.contains("carom demo"), "{text}");
     assert!(text.contains("bodies") && text.contains("hash "), "{text}");
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_run_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // The hopper's JSON state (about 1.5 MB) is far larger than a pipe
+    // holds, so carom is still writing when the reader goes away.
+    let hopper = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenes/hopper.ron");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_carom"))
+        .args(["run", hopper.to_str().unwrap(), "--steps", "1", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the carom binary runs");
+    let mut start = [0u8; 16];
+    child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_exact(&mut start)
+        .expect("the state begins");
+    let output = child.wait_with_output().expect("carom finishes");
+    assert!(start.starts_with(b"{\"steps\":1"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+}

@@ -93,7 +93,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer(&mut out, &report)
-            .map_err(|e| Failure::Runtime(format!("cannot write the report: {e}")))?;
+            .map_err(|e| Failure::writing_json("the report", e))?;
         writeln!(out).map_err(|e| Failure::writing("the report", e))
     } else {
         writeln!(out, "{}", report.line()).map_err(|e| Failure::writing("the report", e))

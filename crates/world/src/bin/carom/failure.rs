@@ -12,12 +12,26 @@ pub enum Failure {
     BadInput(String),
     /// Something went wrong while working: exit status 1.
     Runtime(String),
+    /// Whoever read the output stopped reading (`carom run --json | head`):
+    /// nothing more to say, and not an error of ours.
+    OutputClosed,
 }
 
 impl Failure {
     /// A runtime failure while writing `what`.
     pub fn writing(what: &str, error: std::io::Error) -> Failure {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            return Failure::OutputClosed;
+        }
         Failure::Runtime(format!("cannot write {what}: {error}"))
+    }
+
+    /// A failure while writing `what` as JSON.
+    pub fn writing_json(what: &str, error: serde_json::Error) -> Failure {
+        match error.io_error_kind() {
+            Some(kind) => Failure::writing(what, std::io::Error::from(kind)),
+            None => Failure::Runtime(format!("cannot write {what}: {error}")),
+        }
     }
 
     /// The process exit status for this failure.
@@ -25,6 +39,7 @@ impl Failure {
         match self {
             Failure::BadInput(_) => ExitCode::from(2),
             Failure::Runtime(_) => ExitCode::from(1),
+            Failure::OutputClosed => ExitCode::SUCCESS,
         }
     }
 }
@@ -33,6 +48,7 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::BadInput(message) | Failure::Runtime(message) => f.write_str(message),
+            Failure::OutputClosed => f.write_str("the output was closed"),
         }
     }
 }

@@ -17,6 +17,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use failure::Failure;
+
 /// A fast, deterministic 2D physics step engine.
 ///
 /// With no command, carom runs a small built-in demo and prints what happened.
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::OutputClosed) => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("error: {failure}");
             failure.exit_code()

@@ -50,7 +50,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     if args.json {
         write_state(std::io::stdout().lock(), &setup.world)
-            .map_err(|e| Failure::Runtime(format!("cannot write the state: {e}")))
+            .map_err(|e| Failure::writing_json("the state", e))
     } else {
         let threads = setup.pool.current_num_threads();
         let summary = RunSummary::new(&setup.name, &setup.world, wall, threads);
