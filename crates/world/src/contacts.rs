@@ -112,6 +112,7 @@ impl ContactSet {
         std::mem::swap(&mut self.contacts, &mut self.previous);
         let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
         self.chunks.resize_with(chunks, Vec::new);
+        let previous = &self.previous;
         self.chunks
             .par_iter_mut()
             .zip(pairs.par_chunks(MANIFOLD_CHUNK))
@@ -122,12 +123,12 @@ impl ContactSet {
                         .iter()
                         .filter_map(|&pair| new_contact(pair, bodies, colliders, margin, dt)),
                 );
+                warm_start_from(out, previous);
             });
         self.contacts.clear();
         for chunk in &self.chunks[..chunks] {
             self.contacts.extend_from_slice(chunk);
         }
-        warm_start_from(&mut self.contacts, &self.previous);
     }
 }
 
@@ -188,10 +189,15 @@ fn keep_reachable_points(manifold: &mut ContactManifold, a: &Body, b: &Body, mar
 }
 
 /// Copies impulses from `previous` into `current` for points with the same
-/// pair and feature id. Both lists are sorted by pair, so one merge pass
-/// finds every match.
+/// pair and feature id. Both lists are sorted by pair, so a binary search
+/// for the first key and one merge pass find every match; each chunk of
+/// new contacts does this on its own, in parallel.
 fn warm_start_from(current: &mut [Contact], previous: &[Contact]) {
-    let mut j = 0;
+    let Some(first) = current.first() else {
+        return;
+    };
+    // Start the merge where this run of keys begins in `previous`.
+    let mut j = previous.partition_point(|p| p.key() < first.key());
     for c in current.iter_mut() {
         let key = c.key();
         while j < previous.len() && previous[j].key() < key {

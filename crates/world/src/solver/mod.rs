@@ -322,6 +322,8 @@ struct ConstraintSet<const N: usize> {
     staged: Vec<ContactConstraint<N>>,
     /// The same constraints in batches of eight.
     batches: Vec<WideConstraint<N>>,
+    /// Per batch: its first lane's index in `staged`, and the end of its colour.
+    batch_starts: Vec<(usize, usize)>,
     /// Per colour: its range in `batches`.
     color_batches: Vec<(u32, u32)>,
 }
@@ -341,17 +343,29 @@ impl<const N: usize> ConstraintSet<N> {
     /// eight (a colour's last batch padded with `null_body` lanes).
     fn prepare(&mut self, view: &PrepareView, null_body: u32) {
         view.prepare_all(&mut self.staged, &self.sources);
-        self.batches.clear();
+        // Where each batch's lanes start in `staged`: colours are packed
+        // separately, so a colour's last batch may be short.
+        self.batch_starts.clear();
         self.color_batches.clear();
         let mut begin = 0;
         for &end in &self.color_ends {
-            let first = self.batches.len() as u32;
-            for chunk in self.staged[begin..end as usize].chunks(LANES) {
-                self.batches.push(WideConstraint::pack(chunk, null_body));
-            }
-            self.color_batches.push((first, self.batches.len() as u32));
+            let first = self.batch_starts.len() as u32;
+            self.batch_starts.extend(
+                (begin..end as usize)
+                    .step_by(LANES)
+                    .map(|i| (i, end as usize)),
+            );
+            self.color_batches
+                .push((first, self.batch_starts.len() as u32));
             begin = end as usize;
         }
+        let staged = &self.staged;
+        self.batches.clear();
+        self.batches
+            .par_extend(self.batch_starts.par_iter().map(|&(start, color_end)| {
+                let end = (start + LANES).min(color_end);
+                WideConstraint::pack(&staged[start..end], null_body)
+            }));
     }
 
     /// Runs `pass` over the batches of one colour.
@@ -440,14 +454,12 @@ impl PrepareView<'_> {
     /// Fills `out` with the constraints of the contacts `sources`, in parallel.
     fn prepare_all<const N: usize>(&self, out: &mut Vec<ContactConstraint<N>>, sources: &[u32]) {
         out.clear();
-        out.resize(sources.len(), ContactConstraint::default());
-        out.par_chunks_mut(SOLVE_CHUNK)
-            .zip(sources.par_chunks(SOLVE_CHUNK))
-            .for_each(|(out, sources)| {
-                for (c, &k) in out.iter_mut().zip(sources) {
-                    *c = self.prepare_one(&self.contacts[k as usize]);
-                }
-            });
+        out.par_extend(
+            sources
+                .par_iter()
+                .with_min_len(SOLVE_CHUNK)
+                .map(|&k| self.prepare_one(&self.contacts[k as usize])),
+        );
     }
 
     /// Anchors, effective masses, warm-start impulses and start-of-step
