@@ -116,3 +116,68 @@ fn a_settling_pile_is_bit_identical_on_one_and_two_threads() {
         .collect();
     assert_eq!(hashes[0], hashes[1], "hashes differ: {hashes:x?}");
 }
+
+/// A body touching more constraints than there are graph colours sends the
+/// extra ones to the overflow set, solved in order after the colours: a big
+/// disc buried under a heap of small balls exercises it.
+#[test]
+fn a_body_with_more_contacts_than_colours_is_solved_deterministically() {
+    use carom::shapes::{Circle, Segment, Vec2};
+    use carom::{BodyDef, Material, WorldSettings};
+
+    let build = || {
+        let mut world = World::new(WorldSettings::default()).unwrap();
+        let ground = world.create_body(BodyDef::fixed()).unwrap();
+        let floor = Segment::new(Vec2::new(-20.0, 0.0), Vec2::new(20.0, 0.0)).unwrap();
+        world.add_shape(ground, floor, Material::default()).unwrap();
+        let big = world
+            .create_body(BodyDef::dynamic().position(0.0, 3.0))
+            .unwrap();
+        let disc = Circle::new(Vec2::ZERO, 3.0).unwrap();
+        world.add_shape(big, disc, Material::default()).unwrap();
+        // A ring of small balls around the disc, several layers deep.
+        for layer in 0..4 {
+            let radius = 3.2 + 0.4 * layer as f32;
+            for k in 0..40 {
+                let a = std::f32::consts::PI * (0.05 + 0.9 * k as f32 / 39.0);
+                let p = Vec2::new(0.0, 3.0) + radius * Vec2::new(a.cos(), a.sin());
+                let ball = world
+                    .create_body(BodyDef::dynamic().position(p.x, p.y))
+                    .unwrap();
+                let shape = Circle::new(Vec2::ZERO, 0.18).unwrap();
+                world.add_shape(ball, shape, Material::default()).unwrap();
+            }
+        }
+        (world, big)
+    };
+    let mut hashes = Vec::new();
+    let mut most_contacts_of_big = 0;
+    for threads in [1, 2] {
+        let (mut world, big) = build();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for _ in 0..60 {
+                world.step();
+                let contacts_of_big = world
+                    .contacts()
+                    .filter(|c| c.body_a == big || c.body_b == big)
+                    .count();
+                most_contacts_of_big = most_contacts_of_big.max(contacts_of_big);
+            }
+        });
+        for b in world.bodies() {
+            assert!(b.position().is_finite() && b.linear_velocity().is_finite());
+        }
+        hashes.push(world.state_hash());
+    }
+    assert_eq!(hashes[0], hashes[1]);
+    // The constraints of one body need distinct colours: beyond 32 of them,
+    // some went to the overflow set.
+    assert!(
+        most_contacts_of_big > 32,
+        "the disc had only {most_contacts_of_big} contacts"
+    );
+}
