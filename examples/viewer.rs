@@ -245,14 +245,15 @@ fn window_view(world: &World) -> Result<View, String> {
 /// (last drawn) when shapes overlap.
 fn pick(world: &World, p: Vec2) -> Option<Drag> {
     world
-        .shapes()
-        .filter(|s| {
-            let dynamic = world
+        .shapes_at_point(p)
+        .into_iter()
+        .rev()
+        .filter_map(|handle| world.shape(handle).ok())
+        .find(|s| {
+            world
                 .body(s.body())
-                .is_ok_and(|b| b.kind() == BodyKind::Dynamic);
-            dynamic && s.shape().contains(s.transform().apply_inverse(p))
+                .is_ok_and(|b| b.kind() == BodyKind::Dynamic)
         })
-        .last()
         .map(|s| Drag {
             body: s.body(),
             anchor: s.transform().apply_inverse(p),

@@ -32,6 +32,7 @@ mod contacts;
 mod error;
 mod graph;
 mod hash;
+mod query;
 mod settings;
 mod solver;
 mod tree;
@@ -45,6 +46,7 @@ pub use body::{BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 pub use carom_narrowphase as narrowphase;
 pub use carom_shapes as shapes;
 pub use error::WorldError;
+pub use query::RayCastHit;
 pub use settings::WorldSettings;
 pub use world::{Advance, BodyRef, ContactView, ShapeRef, StepStats, StepTimings, World};
 

@@ -235,3 +235,55 @@ fn impulses_change_velocity_by_impulse_over_mass() {
     let i = b.inertia();
     assert!((b.angular_velocity() + 1.5 / i).abs() < 1e-4);
 }
+
+#[test]
+fn a_ray_finds_the_nearest_shape_and_a_point_finds_what_covers_it() {
+    use carom::shapes::Ray;
+    let mut world = world_with_gravity(Vec2::ZERO);
+    let near = add_ball(&mut world, 2.0, 0.0, 0.5, Material::default());
+    let far = add_ball(&mut world, 5.0, 0.0, 0.5, Material::default());
+    let wall = add_wall(
+        &mut world,
+        Vec2::new(8.0, -1.0),
+        Vec2::new(8.0, 1.0),
+        Material::default(),
+    );
+    let ray = Ray {
+        origin: Vec2::ZERO,
+        translation: Vec2::new(10.0, 0.0),
+    };
+    let hit = world.cast_ray(&ray).expect("the ray hits the near ball");
+    let near_shape = world.body(near).unwrap().shapes().next().unwrap();
+    assert_eq!(hit.shape, near_shape);
+    // The near ball's surface is at x = 1.5: fraction 0.15, normal −x.
+    assert!((hit.hit.fraction - 0.15).abs() < 1e-5);
+    assert!((hit.hit.point - Vec2::new(1.5, 0.0)).length() < 1e-4);
+    assert!((hit.hit.normal - Vec2::new(-1.0, 0.0)).length() < 1e-5);
+
+    // Shorter than the gap to the near ball: no hit.
+    let short = Ray {
+        origin: Vec2::ZERO,
+        translation: Vec2::new(1.0, 0.0),
+    };
+    assert!(world.cast_ray(&short).is_none());
+
+    // Remove the near ball: the far one is hit; beyond it, the wall.
+    world.remove_body(near).unwrap();
+    let far_shape = world.body(far).unwrap().shapes().next().unwrap();
+    assert_eq!(world.cast_ray(&ray).unwrap().shape, far_shape);
+    world.remove_body(far).unwrap();
+    let wall_shape = world.body(wall).unwrap().shapes().next().unwrap();
+    let hit = world.cast_ray(&ray).unwrap();
+    assert_eq!(hit.shape, wall_shape);
+    assert!((hit.hit.fraction - 0.8).abs() < 1e-5);
+
+    let ball = add_ball(&mut world, -3.0, 1.0, 0.5, Material::default());
+    let ball_shape = world.body(ball).unwrap().shapes().next().unwrap();
+    assert_eq!(
+        world.shapes_at_point(Vec2::new(-3.2, 1.3)),
+        vec![ball_shape]
+    );
+    assert!(world.shapes_at_point(Vec2::new(-3.0, 2.0)).is_empty());
+    // A segment has no area to contain a point.
+    assert!(world.shapes_at_point(Vec2::new(8.0, 0.0)).is_empty());
+}
