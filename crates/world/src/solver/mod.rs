@@ -35,8 +35,6 @@ use contact::{
 use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
 use wide::{gather, velocities, WideConstraint, WidePass, LANES};
 
-/// Constraints handed to one task within a colour.
-const SOLVE_CHUNK: usize = 128;
 /// SIMD batches handed to one task within a colour: large enough that a
 /// task's work (some 256 constraints) outweighs handing it to a thread.
 const BATCH_CHUNK: usize = 32;
@@ -310,20 +308,17 @@ pub(crate) fn set_pose(b: &mut Body, q: Rot) {
     };
 }
 
-/// The constraints of one point count: staged one by one in colour order,
-/// then packed into SIMD batches.
+/// The constraints of one point count, in SIMD batches grouped by colour.
 #[derive(Debug, Default)]
 struct ConstraintSet<const N: usize> {
     /// The contact of each constraint, grouped by colour.
     sources: Vec<u32>,
     /// Per colour: the end of its run in `sources`.
     color_ends: Vec<u32>,
-    /// The constraints, one by one, in the order of `sources`.
-    staged: Vec<ContactConstraint<N>>,
-    /// The same constraints in batches of eight.
+    /// The constraints in batches of eight, in the order of `sources`.
     batches: Vec<WideConstraint<N>>,
-    /// Per batch: its first lane's index in `staged`, and the end of its colour.
-    batch_starts: Vec<(usize, usize)>,
+    /// Per batch: the `sources` its lanes come from.
+    batch_lanes: Vec<(usize, usize)>,
     /// Per colour: its range in `batches`.
     color_batches: Vec<(u32, u32)>,
 }
@@ -339,32 +334,34 @@ impl<const N: usize> ConstraintSet<N> {
         self.color_ends.push(self.sources.len() as u32);
     }
 
-    /// Prepares every constraint, then packs each colour's into batches of
-    /// eight (a colour's last batch padded with `null_body` lanes).
+    /// Prepares every constraint straight into batches of eight, each
+    /// colour on its own (a colour's last batch padded with `null_body`
+    /// lanes), in parallel.
     fn prepare(&mut self, view: &PrepareView, null_body: u32) {
-        view.prepare_all(&mut self.staged, &self.sources);
-        // Where each batch's lanes start in `staged`: colours are packed
-        // separately, so a colour's last batch may be short.
-        self.batch_starts.clear();
+        self.batch_lanes.clear();
         self.color_batches.clear();
         let mut begin = 0;
         for &end in &self.color_ends {
-            let first = self.batch_starts.len() as u32;
-            self.batch_starts.extend(
-                (begin..end as usize)
+            let end = end as usize;
+            let first = self.batch_lanes.len() as u32;
+            self.batch_lanes.extend(
+                (begin..end)
                     .step_by(LANES)
-                    .map(|i| (i, end as usize)),
+                    .map(|start| (start, (start + LANES).min(end))),
             );
             self.color_batches
-                .push((first, self.batch_starts.len() as u32));
-            begin = end as usize;
+                .push((first, self.batch_lanes.len() as u32));
+            begin = end;
         }
-        let staged = &self.staged;
+        let sources = &self.sources;
         self.batches.clear();
         self.batches
-            .par_extend(self.batch_starts.par_iter().map(|&(start, color_end)| {
-                let end = (start + LANES).min(color_end);
-                WideConstraint::pack(&staged[start..end], null_body)
+            .par_extend(self.batch_lanes.par_iter().map(|&(start, end)| {
+                let mut lanes = [ContactConstraint::default(); LANES];
+                for (lane, &k) in lanes.iter_mut().zip(&sources[start..end]) {
+                    *lane = view.prepare_one(&view.contacts[k as usize]);
+                }
+                WideConstraint::pack(&lanes[..end - start], null_body)
             }));
     }
 
@@ -451,17 +448,6 @@ struct PrepareView<'a> {
 }
 
 impl PrepareView<'_> {
-    /// Fills `out` with the constraints of the contacts `sources`, in parallel.
-    fn prepare_all<const N: usize>(&self, out: &mut Vec<ContactConstraint<N>>, sources: &[u32]) {
-        out.clear();
-        out.par_extend(
-            sources
-                .par_iter()
-                .with_min_len(SOLVE_CHUNK)
-                .map(|&k| self.prepare_one(&self.contacts[k as usize])),
-        );
-    }
-
     /// Anchors, effective masses, warm-start impulses and start-of-step
     /// normal velocities of one contact with `N` points.
     fn prepare_one<const N: usize>(&self, contact: &Contact) -> ContactConstraint<N> {
