@@ -3,7 +3,7 @@
 mod common;
 
 use carom::shapes::{Circle, Segment, Stadium, Vec2};
-use carom::{BodyDef, BodyKind, Material, World, WorldError, WorldSettings};
+use carom::{BodyDef, BodyHandle, BodyKind, Material, World, WorldError, WorldSettings};
 use common::*;
 
 #[test]
@@ -150,23 +150,29 @@ fn advance_runs_whole_steps_and_reports_the_leftover() {
     assert!(c.alpha < 1.0);
 }
 
-#[test]
-fn kinematic_bodies_move_by_their_velocity_and_ignore_contacts() {
-    let mut world = world_with_gravity(Vec2::new(0.0, -10.0));
+/// A kinematic wall starting at `x = paddle_x` moving right at 2 m/s toward
+/// a ball of radius 0.3 at the origin, after one second under `gravity`.
+fn paddle_meets_ball(gravity: Vec2, paddle_x: f32) -> (World, BodyHandle, BodyHandle) {
+    let mut world = world_with_gravity(gravity);
     let paddle = world
-        .create_body(BodyDef::kinematic().position(-5.0, 0.0).velocity(2.0, 0.0))
+        .create_body(
+            BodyDef::kinematic()
+                .position(paddle_x, 0.0)
+                .velocity(2.0, 0.0),
+        )
         .unwrap();
     let wall = Segment::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0)).unwrap();
     world.add_shape(paddle, wall, Material::default()).unwrap();
-    let ball = add_body(
-        &mut world,
-        BodyDef::dynamic().position(0.0, 0.0),
-        disc(0.3),
-        Material::default(),
-    );
+    let ball = add_ball(&mut world, 0.0, 0.0, 0.3, Material::default());
     for _ in 0..60 {
         world.step();
     }
+    (world, paddle, ball)
+}
+
+#[test]
+fn kinematic_bodies_move_by_their_velocity_and_ignore_contacts() {
+    let (world, paddle, ball) = paddle_meets_ball(Vec2::new(0.0, -10.0), -5.0);
     let p = world.body(paddle).unwrap();
     assert_eq!(p.kind(), BodyKind::Kinematic);
     assert!((p.position() - Vec2::new(-3.0, 0.0)).length() < 1e-4);
@@ -177,21 +183,7 @@ fn kinematic_bodies_move_by_their_velocity_and_ignore_contacts() {
 
 #[test]
 fn a_kinematic_paddle_pushes_a_dynamic_ball() {
-    let mut world = world_with_gravity(Vec2::ZERO);
-    let paddle = world
-        .create_body(BodyDef::kinematic().position(-1.0, 0.0).velocity(2.0, 0.0))
-        .unwrap();
-    let wall = Segment::new(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0)).unwrap();
-    world.add_shape(paddle, wall, Material::default()).unwrap();
-    let ball = add_body(
-        &mut world,
-        BodyDef::dynamic().position(0.0, 0.0),
-        disc(0.3),
-        Material::default(),
-    );
-    for _ in 0..60 {
-        world.step();
-    }
+    let (world, paddle, ball) = paddle_meets_ball(Vec2::ZERO, -1.0);
     let paddle_x = world.body(paddle).unwrap().position().x;
     let ball_x = world.body(ball).unwrap().position().x;
     assert!(
