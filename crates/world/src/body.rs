@@ -237,7 +237,14 @@ pub(crate) struct Body {
     pub min_extent: f32,
     /// Largest distance from the centre of mass to any point of the body.
     pub max_extent: f32,
+    /// Seconds the body has moved slower than the sleep thresholds.
+    pub sleep_time: f32,
+    /// The sleeping island this body belongs to, or [`AWAKE`].
+    pub island: u32,
 }
+
+/// [`Body::island`] of a body that is not asleep.
+pub(crate) const AWAKE: u32 = u32::MAX;
 
 impl Body {
     pub fn new(handle: BodyHandle, def: BodyDef) -> Body {
@@ -265,6 +272,8 @@ impl Body {
             shapes: Vec::new(),
             min_extent: 0.0,
             max_extent: 0.0,
+            sleep_time: 0.0,
+            island: AWAKE,
         }
     }
 
@@ -279,5 +288,31 @@ impl Body {
     #[inline]
     pub fn is_dynamic(&self) -> bool {
         self.kind == BodyKind::Dynamic
+    }
+
+    /// Whether the body is part of a sleeping island.
+    #[inline]
+    pub fn is_sleeping(&self) -> bool {
+        self.island != AWAKE
+    }
+
+    /// A dynamic body that is awake: the solver moves it this step.
+    #[inline]
+    pub fn is_awake_dynamic(&self) -> bool {
+        self.kind == BodyKind::Dynamic && self.island == AWAKE
+    }
+
+    /// Whether the body can move into others this step: an awake dynamic
+    /// body, or a kinematic body with a velocity. Only such a body can wake a
+    /// sleeping one.
+    #[inline]
+    pub fn is_moving(&self) -> bool {
+        match self.kind {
+            BodyKind::Static => false,
+            BodyKind::Kinematic => {
+                self.linear_velocity != Vec2::ZERO || self.angular_velocity != 0.0
+            }
+            BodyKind::Dynamic => self.island == AWAKE,
+        }
     }
 }

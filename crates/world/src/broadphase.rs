@@ -86,6 +86,8 @@ struct Grid {
 #[derive(Debug, Clone, Copy)]
 struct GridItem {
     shape: u32,
+    /// Whether the shape's body sleeps (awake neighbours then own the pair).
+    sleeping: bool,
     aabb: Aabb,
 }
 
@@ -143,7 +145,7 @@ impl BroadPhase {
         self.fatten(bodies, colliders, dt);
         self.classify(bodies, colliders);
         self.build_trees(bodies, colliders, static_version);
-        self.build_grid(margin);
+        self.build_grid(bodies, colliders, margin);
         self.collect_pairs(bodies, colliders, margin);
         &self.pairs
     }
@@ -239,7 +241,7 @@ impl BroadPhase {
     }
 
     /// Counting sort of grid shapes by the cell holding their box centre.
-    fn build_grid(&mut self, margin: f32) {
+    fn build_grid(&mut self, bodies: &[Body], colliders: &[Collider], margin: f32) {
         let half_margin = 0.5 * margin;
         let mut lo = Vec2::splat(f32::INFINITY);
         let mut hi = Vec2::splat(f32::NEG_INFINITY);
@@ -287,6 +289,7 @@ impl BroadPhase {
         }
         let empty = GridItem {
             shape: 0,
+            sleeping: false,
             aabb: Aabb::new(Vec2::ZERO, Vec2::ZERO),
         };
         grid.items.resize(count, empty);
@@ -295,8 +298,10 @@ impl BroadPhase {
         for &s in &self.dynamic_shapes {
             if let Slot::Cell(cell) = self.slots[s as usize] {
                 let at = &mut grid.cursor[cell as usize];
+                let body = colliders[s as usize].body as usize;
                 grid.items[*at as usize] = GridItem {
                     shape: s,
+                    sleeping: bodies[body].is_sleeping(),
                     aabb: self.fat[s as usize].expanded(half_margin),
                 };
                 *at += 1;
@@ -348,40 +353,51 @@ struct PairFinder<'a> {
 impl PairFinder<'_> {
     /// Appends the pairs `(a, b)` owned by dynamic shape `a`, sorted by `b`.
     ///
-    /// Ownership rule, so each pair appears once: a pair of two dynamic
-    /// shapes both in the grid, or both large, belongs to the lower index;
-    /// a pair of a grid shape and a large shape belongs to the grid shape
-    /// (it finds the large one in the moving tree); a pair with a fixed
+    /// Ownership rule, so each pair appears once: a pair of two awake
+    /// dynamic shapes both in the grid, or both large, belongs to the lower
+    /// index; a pair of a grid shape and a large shape belongs to the grid
+    /// shape (it finds the large one in the moving tree); a pair with a fixed
     /// shape belongs to the dynamic shape.
+    ///
+    /// Sleeping shapes only look for moving partners in the moving tree
+    /// (large awake shapes and moving kinematic ones), so awake grid shapes
+    /// own their pairs with sleeping shapes, and awake large shapes leave
+    /// their pairs with sleeping ones to the sleeper. Pairs among bodies that
+    /// cannot move are not reported at all: their contacts are frozen.
     fn pairs_of(&self, a: u32, scratch: &mut Vec<u32>, out: &mut Vec<Pair>) {
         scratch.clear();
         let box_a = self.fat[a as usize].expanded(self.half_margin);
         let query = box_a.expanded(self.half_margin);
-        match self.slots[a as usize] {
-            Slot::Cell(_) => {
-                self.grid_neighbours(a, &box_a, scratch);
-                self.static_tree.query(&query, scratch);
-                self.moving_tree.query(&query, scratch);
-            }
-            Slot::Large => {
-                self.static_tree.query(&query, scratch);
-                let from = scratch.len();
-                self.moving_tree.query(&query, scratch);
-                // Large–large pairs belong to the lower index.
-                let mut i = from;
-                while i < scratch.len() {
-                    let b = scratch[i];
-                    let dynamic = self.is_dynamic(b);
-                    if dynamic && b <= a {
-                        scratch.swap_remove(i);
-                    } else {
-                        i += 1;
+        let body_a = self.colliders[a as usize].body;
+        if self.bodies[body_a as usize].is_sleeping() {
+            self.moving_tree.query(&query, scratch);
+            scratch.retain(|&b| self.body_of(b).is_moving());
+        } else {
+            match self.slots[a as usize] {
+                Slot::Cell(_) => {
+                    self.grid_neighbours(a, &box_a, scratch);
+                    self.static_tree.query(&query, scratch);
+                    self.moving_tree.query(&query, scratch);
+                }
+                Slot::Large => {
+                    self.static_tree.query(&query, scratch);
+                    let from = scratch.len();
+                    self.moving_tree.query(&query, scratch);
+                    let mut i = from;
+                    while i < scratch.len() {
+                        let b = self.body_of(scratch[i]);
+                        let owned_by_b =
+                            b.kind == BodyKind::Dynamic && (b.is_sleeping() || scratch[i] <= a);
+                        if owned_by_b {
+                            scratch.swap_remove(i);
+                        } else {
+                            i += 1;
+                        }
                     }
                 }
             }
         }
         scratch.sort_unstable();
-        let body_a = self.colliders[a as usize].body;
         for &b in scratch.iter() {
             if self.colliders[b as usize].body != body_a {
                 out.push(Pair { a, b });
@@ -389,14 +405,15 @@ impl PairFinder<'_> {
         }
     }
 
-    /// Grid shapes with a higher index than `a` whose grown boxes overlap.
+    /// Grid shapes whose grown boxes overlap `a`'s: awake ones with a higher
+    /// index than `a`, and sleeping ones.
     fn grid_neighbours(&self, a: u32, box_a: &Aabb, out: &mut Vec<u32>) {
         let grid = self.grid;
         let (cx, cy) = grid.cell_coords(self.fat[a as usize].center());
         for row in (cy - 1).max(0)..=(cy + 1).min(grid.rows - 1) {
             for column in (cx - 1).max(0)..=(cx + 1).min(grid.columns - 1) {
                 for item in grid.cell(column, row) {
-                    if item.shape > a && box_a.overlaps(&item.aabb) {
+                    if (item.shape > a || item.sleeping) && box_a.overlaps(&item.aabb) {
                         out.push(item.shape);
                     }
                 }
@@ -405,8 +422,7 @@ impl PairFinder<'_> {
     }
 
     #[inline]
-    fn is_dynamic(&self, shape: u32) -> bool {
-        let body = self.colliders[shape as usize].body as usize;
-        self.bodies[body].kind == BodyKind::Dynamic
+    fn body_of(&self, shape: u32) -> &Body {
+        &self.bodies[self.colliders[shape as usize].body as usize]
     }
 }

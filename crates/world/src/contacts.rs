@@ -6,6 +6,12 @@
 //! chunks, so the result never depends on the thread count) and matched with
 //! last step's contacts, also sorted, by a linear merge: no hashing. Within a
 //! pair, points are matched by their feature id.
+//!
+//! Contacts among bodies that cannot move this step (sleeping, static or
+//! resting kinematic) are not recomputed: the broadphase does not report
+//! their pairs, and they are carried over unchanged, merged into the sorted
+//! list. A new contact between a moving body and a sleeping one asks for the
+//! sleeping body's island to wake.
 
 use carom_narrowphase::{collide, ContactManifold, FeatureId};
 use rayon::prelude::*;
@@ -51,7 +57,10 @@ impl Contact {
 pub(crate) struct ContactSet {
     contacts: Vec<Contact>,
     previous: Vec<Contact>,
-    chunks: Vec<Vec<Contact>>,
+    /// Per chunk of pairs: its contacts and the sleeping bodies they touch.
+    chunks: Vec<(Vec<Contact>, Vec<u32>)>,
+    /// Sleeping bodies that a moving body touched this step.
+    to_wake: Vec<u32>,
 }
 
 impl ContactSet {
@@ -99,8 +108,15 @@ impl ContactSet {
             .fold(0.0, f32::max)
     }
 
+    /// Sleeping bodies touched by a moving body in the last update, in
+    /// contact order.
+    pub fn to_wake(&self) -> &[u32] {
+        &self.to_wake
+    }
+
     /// Recomputes the manifolds of `pairs` and carries over the impulses of
-    /// points that persist.
+    /// points that persist. With `any_sleeping`, last step's contacts among
+    /// bodies that cannot move are kept as they were.
     pub fn update(
         &mut self,
         pairs: &[Pair],
@@ -108,27 +124,69 @@ impl ContactSet {
         colliders: &[Collider],
         margin: f32,
         dt: f32,
+        any_sleeping: bool,
     ) {
         std::mem::swap(&mut self.contacts, &mut self.previous);
         let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
-        self.chunks.resize_with(chunks, Vec::new);
+        self.chunks.resize_with(chunks, Default::default);
         let previous = &self.previous;
         self.chunks
             .par_iter_mut()
             .zip(pairs.par_chunks(MANIFOLD_CHUNK))
-            .for_each(|(out, pairs)| {
+            .for_each(|((out, wake), pairs)| {
                 out.clear();
+                wake.clear();
                 out.extend(
                     pairs
                         .iter()
                         .filter_map(|&pair| new_contact(pair, bodies, colliders, margin, dt)),
                 );
                 warm_start_from(out, previous);
+                if any_sleeping {
+                    wake.extend(out.iter().flat_map(|c| sleeping_side(c, bodies)));
+                }
             });
         self.contacts.clear();
-        for chunk in &self.chunks[..chunks] {
-            self.contacts.extend_from_slice(chunk);
+        self.to_wake.clear();
+        let mut frozen = self
+            .previous
+            .iter()
+            .filter(|c| any_sleeping && is_frozen(c, bodies))
+            .peekable();
+        for (chunk, wake) in &self.chunks[..chunks] {
+            if !any_sleeping {
+                self.contacts.extend_from_slice(chunk);
+                continue;
+            }
+            for c in chunk {
+                while let Some(f) = frozen.next_if(|f| f.key() < c.key()) {
+                    self.contacts.push(*f);
+                }
+                self.contacts.push(*c);
+            }
+            self.to_wake.extend_from_slice(wake);
         }
+        self.contacts.extend(frozen);
+    }
+}
+
+/// A contact neither of whose bodies can move this step.
+fn is_frozen(contact: &Contact, bodies: &[Body]) -> bool {
+    !bodies[contact.body_a as usize].is_moving() && !bodies[contact.body_b as usize].is_moving()
+}
+
+/// The sleeping body of a contact between a moving and a sleeping body.
+fn sleeping_side(contact: &Contact, bodies: &[Body]) -> Option<u32> {
+    let (a, b) = (
+        &bodies[contact.body_a as usize],
+        &bodies[contact.body_b as usize],
+    );
+    if a.is_sleeping() && b.is_moving() {
+        Some(contact.body_a)
+    } else if b.is_sleeping() && a.is_moving() {
+        Some(contact.body_b)
+    } else {
+        None
     }
 }
 

@@ -34,6 +34,7 @@ mod graph;
 mod hash;
 mod query;
 mod settings;
+mod sleep;
 mod solver;
 mod tree;
 mod world;

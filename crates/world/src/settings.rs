@@ -34,6 +34,19 @@ pub struct WorldSettings {
     /// Whether fast dynamic bodies are swept against static and kinematic
     /// shapes so that they cannot tunnel. Default true.
     pub continuous: bool,
+    /// Whether bodies at rest may sleep. Default true. A group of dynamic
+    /// bodies connected by touching contacts (an island) falls asleep when
+    /// every body in it has moved slower than the sleep speeds for
+    /// `time_to_sleep`; a sleeping body costs nothing in the solver and is
+    /// woken when a moving body touches it or the program changes it.
+    pub sleep: bool,
+    /// Seconds an island must stay slow before it sleeps. Default 0.5.
+    pub time_to_sleep: f32,
+    /// A body moving faster than this, m/s, is not at rest. Default 0.05.
+    pub sleep_linear_speed: f32,
+    /// A body turning faster than this, rad/s, is not at rest. Default 0.05
+    /// (about 3°/s).
+    pub sleep_angular_speed: f32,
     /// Most fixed steps one [`crate::World::advance`] call may run, so that a
     /// slow frame cannot make the next one slower (the spiral of death).
     /// Default 8.
@@ -53,6 +66,10 @@ impl Default for WorldSettings {
             speculative_distance: 0.02,
             max_linear_speed: 400.0,
             continuous: true,
+            sleep: true,
+            time_to_sleep: 0.5,
+            sleep_linear_speed: 0.05,
+            sleep_angular_speed: 0.05,
             max_steps_per_advance: 8,
         }
     }
@@ -83,6 +100,9 @@ impl WorldSettings {
         check_non_negative("restitution_threshold", self.restitution_threshold)?;
         check_non_negative("speculative_distance", self.speculative_distance)?;
         check_positive("max_linear_speed", self.max_linear_speed)?;
+        check_non_negative("time_to_sleep", self.time_to_sleep)?;
+        check_non_negative("sleep_linear_speed", self.sleep_linear_speed)?;
+        check_non_negative("sleep_angular_speed", self.sleep_angular_speed)?;
         if self.max_steps_per_advance == 0 {
             return Err(WorldError::invalid(
                 "max_steps_per_advance",

@@ -10,6 +10,7 @@ use crate::collider::Collider;
 use crate::contacts::ContactSet;
 use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
+use crate::sleep::Islands;
 use crate::solver::Solver;
 
 /// Shapes handed to one task when refreshing bounds.
@@ -32,6 +33,7 @@ pub struct World {
     broadphase: BroadPhase,
     pub(crate) contacts: ContactSet,
     solver: Solver,
+    islands: Islands,
     steps: u64,
     accumulator: f32,
     /// Bumped whenever a static shape is added, removed or moved, so the
@@ -53,6 +55,8 @@ pub struct StepStats {
     pub colors: usize,
     /// Bodies moved back by continuous collision.
     pub ccd_hits: usize,
+    /// Bodies asleep after the step.
+    pub sleeping_bodies: usize,
     /// Where the step's time went.
     pub timings: StepTimings,
 }
@@ -122,6 +126,7 @@ impl World {
             solver: Solver::default(),
             steps: 0,
             accumulator: 0.0,
+            islands: Islands::default(),
             static_version: 0,
             stats: StepStats::default(),
         })
@@ -135,6 +140,9 @@ impl World {
     /// Replaces the settings (validated first).
     pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), WorldError> {
         settings.validate()?;
+        if !settings.sleep {
+            self.islands.wake_all(&mut self.bodies);
+        }
         self.settings = settings;
         Ok(())
     }
@@ -158,6 +166,7 @@ impl World {
     ) -> Result<ShapeHandle, WorldError> {
         material.validate()?;
         let body_index = self.body_index(body)?;
+        self.wake_after_change(body_index);
         let shape = shape.into();
         let collider_index = self.colliders.len() as u32;
         let handle = self.shape_slots.insert(collider_index);
@@ -180,6 +189,8 @@ impl World {
     /// for warm starting are dropped, so the next step starts them afresh.
     pub fn remove_body(&mut self, body: BodyHandle) -> Result<(), WorldError> {
         let index = self.body_index(body)?;
+        // Body indices shift below, so the sleeping islands are dissolved.
+        self.islands.wake_all(&mut self.bodies);
         let removed = self.bodies.remove(index);
         self.body_slots.remove(body);
         for &c in &removed.shapes {
@@ -248,7 +259,9 @@ impl World {
     pub fn set_linear_velocity(&mut self, body: BodyHandle, v: Vec2) -> Result<(), WorldError> {
         check_finite("velocity.x", v.x)?;
         check_finite("velocity.y", v.y)?;
-        let b = self.body_mut(body)?;
+        let index = self.body_index(body)?;
+        self.islands.wake_body(&mut self.bodies, index);
+        let b = &mut self.bodies[index];
         if b.kind != BodyKind::Static {
             b.linear_velocity = v;
         }
@@ -258,7 +271,9 @@ impl World {
     /// Sets a body's angular velocity. Ignored for static bodies.
     pub fn set_angular_velocity(&mut self, body: BodyHandle, w: f32) -> Result<(), WorldError> {
         check_finite("angular_velocity", w)?;
-        let b = self.body_mut(body)?;
+        let index = self.body_index(body)?;
+        self.islands.wake_body(&mut self.bodies, index);
+        let b = &mut self.bodies[index];
         if b.kind != BodyKind::Static {
             b.angular_velocity = w;
         }
@@ -276,6 +291,7 @@ impl World {
         check_finite("position.y", position.y)?;
         check_finite("angle", angle)?;
         let index = self.body_index(body)?;
+        self.wake_after_change(index);
         let b = &mut self.bodies[index];
         b.transform = Transform {
             translation: position,
@@ -300,7 +316,9 @@ impl World {
         check_finite("impulse.y", impulse.y)?;
         check_finite("point.x", point.x)?;
         check_finite("point.y", point.y)?;
-        let b = self.body_mut(body)?;
+        let index = self.body_index(body)?;
+        self.islands.wake_body(&mut self.bodies, index);
+        let b = &mut self.bodies[index];
         if b.is_dynamic() {
             b.linear_velocity += b.inv_mass * impulse;
             b.angular_velocity += b.inv_inertia * (point - b.center).perp_dot(impulse);
@@ -326,6 +344,21 @@ impl World {
     /// Advances the world by exactly one fixed step of `settings.dt`.
     pub fn step(&mut self) {
         let mut clock = PhaseClock::start();
+        if self.islands.any_sleeping() && !self.bodies.iter().any(Body::is_moving) {
+            // Everything sleeps or is fixed: nothing can change this step.
+            self.stats = StepStats {
+                manifolds: self.contacts.len(),
+                contact_points: self.contacts.point_count(),
+                sleeping_bodies: self.stats.sleeping_bodies,
+                timings: StepTimings {
+                    finish: clock.lap(),
+                    ..StepTimings::default()
+                },
+                ..StepStats::default()
+            };
+            self.steps += 1;
+            return;
+        }
         let margin = self.settings.speculative_distance;
         let pairs = self.broadphase.find_pairs(
             &self.bodies,
@@ -342,7 +375,11 @@ impl World {
             &self.colliders,
             margin,
             self.settings.dt,
+            self.islands.any_sleeping(),
         );
+        for &b in self.contacts.to_wake() {
+            self.islands.wake_body(&mut self.bodies, b as usize);
+        }
         let narrowphase = clock.lap();
         let solved = self
             .solver
@@ -362,6 +399,11 @@ impl World {
         } else {
             0
         };
+        if self.settings.sleep {
+            self.islands
+                .fall_asleep(&mut self.bodies, self.contacts.as_slice(), &self.settings);
+        }
+        self.stats.sleeping_bodies = self.islands.sleeping_bodies();
         self.refresh_moving_aabbs();
         let finish = clock.lap();
         self.stats.timings = StepTimings {
@@ -443,9 +485,24 @@ impl World {
             .ok_or(WorldError::StaleShape)
     }
 
-    fn body_mut(&mut self, body: BodyHandle) -> Result<&mut Body, WorldError> {
+    /// Wakes what a change to body `index` may disturb: its own island, or
+    /// every island when a static or kinematic body changes (sleeping
+    /// bodies do not look for fixed shapes, so they would not notice).
+    fn wake_after_change(&mut self, index: usize) {
+        if self.bodies[index].kind == BodyKind::Dynamic {
+            self.islands.wake_body(&mut self.bodies, index);
+        } else {
+            self.islands.wake_all(&mut self.bodies);
+        }
+    }
+
+    /// Wakes a sleeping body and every body of its island. Bodies also wake
+    /// by themselves when a moving body touches them, and when the program
+    /// changes them (velocity, pose, impulse, shapes).
+    pub fn wake_body(&mut self, body: BodyHandle) -> Result<(), WorldError> {
         let index = self.body_index(body)?;
-        Ok(&mut self.bodies[index])
+        self.islands.wake_body(&mut self.bodies, index);
+        Ok(())
     }
 
     /// Recomputes the world bounds of every shape of a body that can move.
@@ -454,7 +511,7 @@ impl World {
         self.colliders.par_chunks_mut(AABB_CHUNK).for_each(|chunk| {
             for collider in chunk {
                 let body = &bodies[collider.body as usize];
-                if body.kind != BodyKind::Static {
+                if body.kind != BodyKind::Static && !body.is_sleeping() {
                     collider.aabb = collider.shape.aabb_at(&body.transform);
                 }
             }
@@ -592,6 +649,12 @@ impl<'w> BodyRef<'w> {
     /// Angular velocity, rad/s.
     pub fn angular_velocity(&self) -> f32 {
         self.body().angular_velocity
+    }
+
+    /// Whether the body sleeps: at rest with its island, skipped by the
+    /// solver until something wakes it.
+    pub fn is_sleeping(&self) -> bool {
+        self.body().is_sleeping()
     }
 
     /// Mass in kilograms (0 for static and kinematic bodies' solver view is

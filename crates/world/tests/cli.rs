@@ -323,3 +323,21 @@ fn a_reader_that_stops_early_ends_the_run_quietly() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stderr(&output), "");
 }
+
+#[test]
+fn no_sleep_keeps_every_body_awake() {
+    let small = fixture("small.ron");
+    let args = |extra: &[&'static str]| {
+        let mut args = vec!["bench", small.as_str(), "--steps", "240", "--json"];
+        args.extend_from_slice(extra);
+        carom_json(&args)
+    };
+    let awake = args(&["--no-sleep"]);
+    assert_eq!(awake["sleep"], false);
+    assert_eq!(awake["sleeping_at_end"], 0);
+    let default = args(&[]);
+    assert_eq!(default["sleep"], true);
+    assert!(default["sleeping_at_end"].is_u64());
+    let run = carom_json(&["run", &small, "--steps", "240", "--no-sleep", "--json"]);
+    assert_eq!(run["hash"], awake["hash"]);
+}

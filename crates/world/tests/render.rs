@@ -537,3 +537,36 @@ mod command_line {
         );
     }
 }
+
+#[test]
+fn a_sleeping_body_is_drawn_in_the_sleeping_colour_until_woken() {
+    let mut world = World::new(WorldSettings::default()).unwrap();
+    let floor = world.create_body(BodyDef::fixed()).unwrap();
+    let segment = Segment::new(Vec2::new(-4.0, 0.0), Vec2::new(4.0, 0.0)).unwrap();
+    world
+        .add_shape(floor, segment, Material::default())
+        .unwrap();
+    let ball = world
+        .create_body(BodyDef::dynamic().position(0.0, CIRCLE_RADIUS))
+        .unwrap();
+    let circle = Circle::new(Vec2::ZERO, CIRCLE_RADIUS).unwrap();
+    world.add_shape(ball, circle, Material::default()).unwrap();
+    for _ in 0..120 {
+        world.step();
+    }
+    assert!(world.body(ball).unwrap().is_sleeping());
+    let options = framed();
+    let view = options.view_of(&world).unwrap();
+    let centre = world.body(ball).unwrap().position();
+    let image = render_pixmap(&world, &options).unwrap();
+    assert_eq!(
+        pixel_at(&image, &view, centre),
+        palette().sleeping.fill.to_rgba()
+    );
+    world.wake_body(ball).unwrap();
+    let image = render_pixmap(&world, &options).unwrap();
+    assert_eq!(
+        pixel_at(&image, &view, centre),
+        palette().dynamic.fill.to_rgba()
+    );
+}

@@ -203,7 +203,9 @@ fn marks<'a>(
     options: &'a RenderOptions,
 ) -> impl Iterator<Item = picture::Mark> + 'a {
     let palette = options.palette;
-    let shapes = picture::shape_marks(world, view, move |kind| palette.style_for(kind));
+    let shapes = picture::shape_marks(world, view, move |kind, sleeping| {
+        palette.style_of_body(kind, sleeping)
+    });
     let contacts = options
         .contacts
         .then(|| picture::contact_marks(world, view, palette.contact));

@@ -53,7 +53,7 @@ pub struct BodyStyle {
 /// | static | `#b8bcc4` grey | `#374151` slate |
 /// | kinematic | `#f4a340` amber | `#a85d00` brown |
 /// | dynamic | `#3f7fcf` blue | `#1c4a85` navy |
-/// | sleeping (reserved) | `#a7b4c4` blue-grey | `#5c6b7e` |
+/// | sleeping | `#a7b4c4` blue-grey | `#5c6b7e` |
 /// | contacts | `#e0302b` red | |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Palette {
@@ -65,8 +65,7 @@ pub struct Palette {
     pub kinematic: BodyStyle,
     /// Simulated bodies.
     pub dynamic: BodyStyle,
-    /// Dynamic bodies at rest that the solver skips. Reserved: the world
-    /// does not put bodies to sleep yet, so no body is drawn with it today.
+    /// Dynamic bodies asleep: at rest, skipped by the solver until woken.
     pub sleeping: BodyStyle,
     /// Contact points and normals of the overlay.
     pub contact: Rgb,
@@ -104,6 +103,16 @@ impl Palette {
             BodyKind::Static => self.static_body,
             BodyKind::Kinematic => self.kinematic,
             BodyKind::Dynamic => self.dynamic,
+        }
+    }
+
+    /// The style of a body of the given kind, in the sleeping colour when
+    /// it sleeps.
+    pub fn style_of_body(&self, kind: BodyKind, sleeping: bool) -> BodyStyle {
+        if sleeping {
+            self.sleeping
+        } else {
+            self.style_for(kind)
         }
     }
 }

@@ -46,15 +46,15 @@ pub(crate) struct Mark {
 pub(crate) fn shape_marks<'a>(
     world: &'a World,
     view: &'a View,
-    style_of: impl Fn(BodyKind) -> BodyStyle + 'a,
+    style_of: impl Fn(BodyKind, bool) -> BodyStyle + 'a,
 ) -> impl Iterator<Item = Mark> + 'a {
     world.shapes().map(move |shape| {
-        let kind = body_kind(world, &shape);
+        let (kind, sleeping) = body_state(world, &shape);
         shape_mark(
             shape.shape(),
             &shape.transform(),
             kind,
-            style_of(kind),
+            style_of(kind, sleeping),
             view,
         )
     })
@@ -77,13 +77,14 @@ pub(crate) fn contact_marks<'a>(
     })
 }
 
-fn body_kind(world: &World, shape: &ShapeRef<'_>) -> BodyKind {
+/// The kind of a shape's body and whether it sleeps.
+fn body_state(world: &World, shape: &ShapeRef<'_>) -> (BodyKind, bool) {
     // A shape's body is always alive while the shape is; the fallback only
     // keeps a stale view from aborting a picture.
     world
         .body(shape.body())
-        .map(|b| b.kind())
-        .unwrap_or(BodyKind::Static)
+        .map(|b| (b.kind(), b.is_sleeping()))
+        .unwrap_or((BodyKind::Static, false))
 }
 
 fn shape_mark(

@@ -68,6 +68,8 @@ pub(crate) struct Solver {
     /// Constraints with two points (a capsule lying on a wall or another).
     twos: ConstraintSet<2>,
     coloring: Coloring,
+    /// The contacts that get a constraint this step.
+    active: Vec<u32>,
     start_poses: Vec<StartPose>,
 }
 
@@ -150,7 +152,7 @@ impl Solver {
     fn load_bodies(&mut self, settings: &WorldSettings, bodies: &[Body], h: f32) {
         self.states.clear();
         self.states.par_extend(bodies.par_iter().map(|b| {
-            let moves = b.kind != BodyKind::Static;
+            let moves = b.is_moving();
             BodyState {
                 v: if moves { b.linear_velocity } else { Vec2::ZERO },
                 w: if moves { b.angular_velocity } else { 0.0 },
@@ -160,18 +162,18 @@ impl Solver {
         self.motions.clear();
         self.motions
             .par_extend(bodies.par_iter().map(|b| BodyMotion {
-                gravity: if b.kind == BodyKind::Dynamic {
+                gravity: if b.is_awake_dynamic() {
                     b.gravity_scale * settings.gravity
                 } else {
                     Vec2::ZERO
                 },
                 linear_damping: 1.0 / (1.0 + h * b.linear_damping),
                 angular_damping: 1.0 / (1.0 + h * b.angular_damping),
-                moves: b.kind != BodyKind::Static,
+                moves: b.kind == BodyKind::Kinematic || b.is_awake_dynamic(),
             }));
         self.dynamic.clear();
         self.dynamic
-            .par_extend(bodies.par_iter().map(|b| b.kind == BodyKind::Dynamic));
+            .par_extend(bodies.par_iter().map(Body::is_awake_dynamic));
         // The null body: an immovable state that padding lanes of a SIMD
         // batch point at.
         self.states.push(BodyState::AT_REST);
@@ -193,12 +195,26 @@ impl Solver {
             }));
     }
 
+    /// Colours the contacts that move a body (those among sleeping or fixed
+    /// bodies need no constraint).
     fn color(&mut self, contacts: &ContactSet) {
         let dynamic = &self.dynamic;
+        self.active.clear();
+        self.active.extend(
+            contacts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| dynamic[c.body_a as usize] || dynamic[c.body_b as usize])
+                .map(|(k, _)| k as u32),
+        );
+        let all = contacts.as_slice();
         let ends = |i: u32| dynamic[i as usize].then_some(i);
         self.coloring.build(
             dynamic.len(),
-            contacts.iter().map(|c| [ends(c.body_a), ends(c.body_b)]),
+            self.active.iter().map(|&k| {
+                let c = &all[k as usize];
+                [ends(c.body_a), ends(c.body_b)]
+            }),
         );
     }
 
@@ -210,6 +226,7 @@ impl Solver {
         self.twos.clear();
         for &(begin, end) in &self.coloring.ranges {
             for &k in &self.coloring.order[begin as usize..end as usize] {
+                let k = self.active[k as usize];
                 if all[k as usize].manifold.count == 1 {
                     self.ones.sources.push(k);
                 } else {
@@ -280,7 +297,7 @@ impl Solver {
             .zip(self.states.par_chunks(BODY_CHUNK))
             .for_each(|(bodies, states)| {
                 for (b, s) in bodies.iter_mut().zip(states) {
-                    if b.kind == BodyKind::Static {
+                    if b.kind == BodyKind::Static || b.is_sleeping() {
                         continue;
                     }
                     b.linear_velocity = s.v;

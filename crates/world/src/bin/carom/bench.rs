@@ -33,6 +33,10 @@ struct BenchReport {
     contacts_max: usize,
     max_penetration: f32,
     hash: String,
+    /// Whether bodies were allowed to sleep (extension).
+    sleep: bool,
+    /// Bodies asleep after the last step (extension).
+    sleeping_at_end: usize,
     /// Seconds spent in each phase over all steps (an extension of SPEC §2).
     phases_s: Phases,
 }
@@ -88,6 +92,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         contacts_max,
         max_penetration: setup.world.max_penetration(),
         hash: hash_hex(&setup.world),
+        sleep: setup.world.settings().sleep,
+        sleeping_at_end: setup.world.stats().sleeping_bodies,
         phases_s: phases.rounded(),
     };
     let mut out = std::io::stdout().lock();
@@ -155,8 +161,8 @@ impl BenchReport {
         let ms = &self.ms_per_step;
         format!(
             "{}: {} bodies, {} steps, {} | total {:.3} s | ms/step mean {:.3} \
-             median {:.3} p95 {:.3} max {:.3} | contacts max {} | max penetration {:.5} m | hash {} \
-             | phases s: broadphase {:.3} narrowphase {:.3} solver {:.3} finish {:.3}",
+             median {:.3} p95 {:.3} max {:.3} | contacts max {} | max penetration {:.5} m | sleep {} ({} sleeping at end) \
+             | hash {} | phases s: broadphase {:.3} narrowphase {:.3} solver {:.3} finish {:.3}",
             self.scene,
             self.bodies,
             self.steps,
@@ -168,6 +174,8 @@ impl BenchReport {
             ms.max,
             self.contacts_max,
             self.max_penetration,
+            if self.sleep { "on" } else { "off" },
+            self.sleeping_at_end,
             self.hash,
             self.phases_s.broadphase,
             self.phases_s.narrowphase,

@@ -22,6 +22,9 @@ pub struct StepArgs {
     /// Worker threads [default: all cores]; every count gives identical results.
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+    /// Keep every body awake (bodies at rest sleep by default).
+    #[arg(long)]
+    pub no_sleep: bool,
 }
 
 /// A scene ready to step.
@@ -41,7 +44,18 @@ impl Setup {
     pub fn from_args(args: &StepArgs) -> Result<Setup, Failure> {
         let scene = Scene::load(&args.scene)?;
         let name = args.scene.display().to_string();
-        Setup::new(name, &scene, args.steps, args.threads)
+        let mut setup = Setup::new(name, &scene, args.steps, args.threads)?;
+        if args.no_sleep {
+            let settings = carom::WorldSettings {
+                sleep: false,
+                ..*setup.world.settings()
+            };
+            setup
+                .world
+                .set_settings(settings)
+                .map_err(|e| Failure::Runtime(e.to_string()))?;
+        }
+        Ok(setup)
     }
 
     /// Builds the world of an already loaded scene, to be run for `steps`

@@ -1,0 +1,229 @@
+//! Sleeping: bodies at rest leave the step until something disturbs them.
+//!
+//! Every awake dynamic body counts how long it has moved slower than the
+//! sleep speeds (`sleep_time`). Bodies joined by touching contacts form an
+//! *island*; an island may only sleep as a whole, because a body at rest on
+//! a moving one is not really at rest. When the slowest-settling body of an
+//! island has been at rest for `time_to_sleep`, every body of the island
+//! sleeps: its velocity is zeroed, the solver skips it, and the contacts
+//! among sleeping bodies are kept frozen (impulses included, for a smooth
+//! wake-up) instead of being recomputed.
+//!
+//! An island wakes as a whole when a moving body (an awake dynamic body or
+//! a kinematic body with a velocity) gets a contact with one of its bodies,
+//! or when the program changes one of its bodies. A body touching a moving
+//! kinematic body never sleeps, so a conveyor keeps carrying its load.
+//!
+//! Islands are found by union-find over the contact list in index order,
+//! so they, and the step's result, do not depend on the thread count.
+
+use rayon::prelude::*;
+
+use crate::body::{Body, BodyKind, AWAKE};
+use crate::contacts::Contact;
+use crate::settings::WorldSettings;
+
+/// Bodies handed to one task when updating sleep timers.
+const TIMER_CHUNK: usize = 1024;
+
+/// The sleeping islands, and scratch space for finding new ones.
+#[derive(Debug, Default)]
+pub(crate) struct Islands {
+    /// Bodies of each sleeping island; an empty list is a free slot.
+    members: Vec<Vec<u32>>,
+    /// Free slots of `members`, reused last-freed first.
+    free: Vec<u32>,
+    /// Union-find forest over body indices.
+    parent: Vec<u32>,
+    /// Per union-find root: the smallest sleep time in its island.
+    least_sleep_time: Vec<f32>,
+    /// Per union-find root: the island slot it was given this step.
+    slot_of_root: Vec<u32>,
+}
+
+impl Islands {
+    /// Whether any body sleeps.
+    pub fn any_sleeping(&self) -> bool {
+        self.free.len() < self.members.len()
+    }
+
+    /// Bodies asleep.
+    pub fn sleeping_bodies(&self) -> usize {
+        self.members.iter().map(Vec::len).sum()
+    }
+
+    /// Advances the sleep timers by `dt` and puts every island that has
+    /// been at rest long enough to sleep. `contacts` are this step's.
+    pub fn fall_asleep(
+        &mut self,
+        bodies: &mut [Body],
+        contacts: &[Contact],
+        settings: &WorldSettings,
+    ) {
+        update_timers(bodies, settings);
+        if bodies
+            .iter()
+            .any(|b| b.kind == BodyKind::Kinematic && b.is_moving())
+        {
+            keep_awake_on_moving_kinematics(bodies, contacts, settings);
+        }
+        let ready = bodies
+            .iter()
+            .any(|b| b.is_awake_dynamic() && b.sleep_time >= settings.time_to_sleep);
+        if ready {
+            self.find_islands(bodies, contacts, settings);
+            self.sleep_settled_islands(bodies, settings);
+        }
+    }
+
+    /// Wakes the island of body `index`, if it sleeps.
+    pub fn wake_body(&mut self, bodies: &mut [Body], index: usize) {
+        let island = bodies[index].island;
+        if island != AWAKE {
+            self.wake_island(bodies, island);
+        }
+    }
+
+    /// Wakes every island.
+    pub fn wake_all(&mut self, bodies: &mut [Body]) {
+        for island in 0..self.members.len() as u32 {
+            if !self.members[island as usize].is_empty() {
+                self.wake_island(bodies, island);
+            }
+        }
+    }
+
+    fn wake_island(&mut self, bodies: &mut [Body], island: u32) {
+        for &b in &self.members[island as usize] {
+            let body = &mut bodies[b as usize];
+            body.island = AWAKE;
+            body.sleep_time = 0.0;
+        }
+        self.members[island as usize].clear();
+        self.free.push(island);
+    }
+
+    /// Union-find over the touching contacts between awake dynamic bodies;
+    /// records each island's smallest sleep time at its root.
+    fn find_islands(&mut self, bodies: &[Body], contacts: &[Contact], settings: &WorldSettings) {
+        self.parent.clear();
+        self.parent.extend(0..bodies.len() as u32);
+        for c in contacts {
+            let (a, b) = (c.body_a as usize, c.body_b as usize);
+            if bodies[a].is_awake_dynamic()
+                && bodies[b].is_awake_dynamic()
+                && is_touching(c, settings)
+            {
+                self.union(c.body_a, c.body_b);
+            }
+        }
+        self.least_sleep_time.clear();
+        self.least_sleep_time.resize(bodies.len(), f32::INFINITY);
+        for (i, body) in bodies.iter().enumerate() {
+            if body.is_awake_dynamic() {
+                let root = find(&mut self.parent, i as u32) as usize;
+                let least = &mut self.least_sleep_time[root];
+                *least = least.min(body.sleep_time);
+            }
+        }
+    }
+
+    /// Puts to sleep every island whose bodies have all rested long enough.
+    fn sleep_settled_islands(&mut self, bodies: &mut [Body], settings: &WorldSettings) {
+        self.slot_of_root.clear();
+        self.slot_of_root.resize(bodies.len(), AWAKE);
+        for (i, body) in bodies.iter_mut().enumerate() {
+            if !body.is_awake_dynamic() {
+                continue;
+            }
+            let root = find(&mut self.parent, i as u32) as usize;
+            if self.least_sleep_time[root] < settings.time_to_sleep {
+                continue;
+            }
+            if self.slot_of_root[root] == AWAKE {
+                self.slot_of_root[root] = allocate_slot(&mut self.members, &mut self.free);
+            }
+            let slot = self.slot_of_root[root];
+            self.members[slot as usize].push(i as u32);
+            body.island = slot;
+            body.linear_velocity = glam::Vec2::ZERO;
+            body.angular_velocity = 0.0;
+        }
+    }
+
+    /// Joins two trees; the lower root becomes the parent, so the forest
+    /// depends only on the order of the contacts.
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (find(&mut self.parent, a), find(&mut self.parent, b));
+        if ra != rb {
+            let (low, high) = (ra.min(rb), ra.max(rb));
+            self.parent[high as usize] = low;
+        }
+    }
+}
+
+/// A free island slot, reusing the last one freed.
+fn allocate_slot(members: &mut Vec<Vec<u32>>, free: &mut Vec<u32>) -> u32 {
+    free.pop().unwrap_or_else(|| {
+        members.push(Vec::new());
+        (members.len() - 1) as u32
+    })
+}
+
+/// Root of `i`'s tree in the union-find forest `parent`, halving the path
+/// on the way.
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let grandparent = parent[parent[i as usize] as usize];
+        parent[i as usize] = grandparent;
+        i = grandparent;
+    }
+    i
+}
+
+/// A contact whose nearest point is within the speculative distance:
+/// the bodies rest on each other rather than merely pass close by.
+fn is_touching(contact: &Contact, settings: &WorldSettings) -> bool {
+    contact
+        .manifold
+        .points()
+        .iter()
+        .any(|p| p.separation <= settings.speculative_distance)
+}
+
+/// Adds `dt` to the sleep time of every awake dynamic body slower than the
+/// sleep speeds, and resets it for the others.
+fn update_timers(bodies: &mut [Body], settings: &WorldSettings) {
+    let linear_sq = settings.sleep_linear_speed * settings.sleep_linear_speed;
+    bodies.par_chunks_mut(TIMER_CHUNK).for_each(|chunk| {
+        for body in chunk.iter_mut().filter(|b| b.is_awake_dynamic()) {
+            let at_rest = body.linear_velocity.length_squared() <= linear_sq
+                && body.angular_velocity.abs() <= settings.sleep_angular_speed;
+            body.sleep_time = if at_rest {
+                body.sleep_time + settings.dt
+            } else {
+                0.0
+            };
+        }
+    });
+}
+
+/// A body touching a moving kinematic body is carried, not at rest.
+fn keep_awake_on_moving_kinematics(
+    bodies: &mut [Body],
+    contacts: &[Contact],
+    settings: &WorldSettings,
+) {
+    for c in contacts {
+        let (a, b) = (c.body_a as usize, c.body_b as usize);
+        for (carrier, load) in [(a, b), (b, a)] {
+            if bodies[carrier].kind == BodyKind::Kinematic
+                && bodies[carrier].is_moving()
+                && bodies[load].is_awake_dynamic()
+                && is_touching(c, settings)
+            {
+                bodies[load].sleep_time = 0.0;
+            }
+        }
+    }
+}
