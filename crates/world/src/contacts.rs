@@ -56,7 +56,9 @@ impl Contact {
 #[derive(Debug, Default)]
 pub(crate) struct ContactSet {
     contacts: Vec<Contact>,
-    previous: Vec<Contact>,
+    /// Last step's contacts among bodies that cannot move, kept aside while
+    /// `contacts` is rebuilt.
+    frozen: Vec<Contact>,
     /// Per chunk of pairs: its contacts and the sleeping bodies they touch.
     chunks: Vec<(Vec<Contact>, Vec<u32>)>,
     /// Sleeping bodies that a moving body touched this step.
@@ -126,10 +128,9 @@ impl ContactSet {
         dt: f32,
         any_sleeping: bool,
     ) {
-        std::mem::swap(&mut self.contacts, &mut self.previous);
         let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
         self.chunks.resize_with(chunks, Default::default);
-        let previous = &self.previous;
+        let previous = &self.contacts;
         self.chunks
             .par_iter_mut()
             .zip(pairs.par_chunks(MANIFOLD_CHUNK))
@@ -146,13 +147,16 @@ impl ContactSet {
                     wake.extend(out.iter().flat_map(|c| sleeping_side(c, bodies)));
                 }
             });
+        // The new contacts replace the old in place (one list, not two, is
+        // kept between steps); the frozen ones are set aside first.
+        self.frozen.clear();
+        if any_sleeping {
+            let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
+            self.frozen.extend(frozen);
+        }
         self.contacts.clear();
         self.to_wake.clear();
-        let mut frozen = self
-            .previous
-            .iter()
-            .filter(|c| any_sleeping && is_frozen(c, bodies))
-            .peekable();
+        let mut frozen = self.frozen.iter().copied().peekable();
         for (chunk, wake) in &self.chunks[..chunks] {
             if !any_sleeping {
                 self.contacts.extend_from_slice(chunk);
@@ -160,7 +164,7 @@ impl ContactSet {
             }
             for c in chunk {
                 while let Some(f) = frozen.next_if(|f| f.key() < c.key()) {
-                    self.contacts.push(*f);
+                    self.contacts.push(f);
                 }
                 self.contacts.push(*c);
             }
