@@ -2,11 +2,23 @@
 //!
 //! Each measurement is one `World::step` of a world that has already run
 //! for a while, so the figures describe a settling pile rather than free fall.
+//! Sleeping is off: criterion steps the same world thousands of times, and a
+//! pile that fell asleep part-way would make later samples nearly free.
 
 use std::path::Path;
 
 use carom::scene::Scene;
-use carom::World;
+use carom::{World, WorldSettings};
+
+/// Keeps every body awake, so each sample does the full step's work.
+fn awake(mut world: World) -> World {
+    let settings = WorldSettings {
+        sleep: false,
+        ..*world.settings()
+    };
+    world.set_settings(settings).expect("valid settings");
+    world
+}
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 /// Loads a bundled scene and runs it `warmup` steps.
@@ -15,7 +27,7 @@ fn scene_world(name: &str, warmup: usize) -> World {
         .join("../../scenes")
         .join(format!("{name}.ron"));
     let scene = Scene::load(&path).expect("bundled scene loads");
-    let mut world = scene.build_world().expect("bundled scene builds");
+    let mut world = awake(scene.build_world().expect("bundled scene builds"));
     for _ in 0..warmup {
         world.step();
     }
@@ -24,7 +36,7 @@ fn scene_world(name: &str, warmup: usize) -> World {
 
 /// A circle pile of `n` bodies (see `Scene::circle_pile`), run `warmup` steps.
 fn circle_pile(n: u32, warmup: usize) -> World {
-    let mut world = Scene::circle_pile(n).build_world().expect("pile builds");
+    let mut world = awake(Scene::circle_pile(n).build_world().expect("pile builds"));
     for _ in 0..warmup {
         world.step();
     }

@@ -4,7 +4,8 @@
 //! at every size, so the work per body is constant), times each step after
 //! a warm-up, and writes `docs/scaling.csv` and the plot `docs/scaling.svg`
 //! of median time per step against body count. It also reports the peak
-//! resident memory per body of the largest run.
+//! resident memory per body of the largest run. Sleeping is off, so every
+//! step does the full work of the pile.
 //!
 //! ```text
 //! cargo run --release --example scaling -- [--max 100000] [--threads 1] [--out docs/scaling]
@@ -54,6 +55,11 @@ fn median_step_ms(count: u32) -> f64 {
     let mut world = Scene::circle_pile(count)
         .build_world()
         .expect("pile builds");
+    let awake = carom::WorldSettings {
+        sleep: false,
+        ..*world.settings()
+    };
+    world.set_settings(awake).expect("valid settings");
     for _ in 0..WARMUP {
         world.step();
     }
