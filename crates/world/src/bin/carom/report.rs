@@ -16,6 +16,7 @@ pub struct RunSummary {
     bodies: usize,
     dynamic: usize,
     resting: usize,
+    sleeping: usize,
     steps: u64,
     simulated: f32,
     wall: Duration,
@@ -40,6 +41,7 @@ impl RunSummary {
             bodies: world.body_count(),
             dynamic,
             resting,
+            sleeping: world.stats().sleeping_bodies,
             steps: world.step_count(),
             simulated: time_of(world),
             wall,
@@ -82,8 +84,8 @@ impl fmt::Display for RunSummary {
         )?;
         writeln!(
             f,
-            "  at rest (under {REST_SPEED} m/s and {REST_SPEED} rad/s): {} of {} dynamic bodies",
-            self.resting, self.dynamic
+            "  at rest (under {REST_SPEED} m/s and {REST_SPEED} rad/s): {} of {} dynamic bodies, {} asleep",
+            self.resting, self.dynamic, self.sleeping
         )?;
         write!(f, "  hash {}", self.hash)
     }
