@@ -140,7 +140,8 @@ impl World {
     /// Replaces the settings (validated first).
     pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), WorldError> {
         settings.validate()?;
-        if !settings.sleep {
+        // Sleeping bodies would not feel new gravity, so they wake.
+        if !settings.sleep || settings.gravity != self.settings.gravity {
             self.islands.wake_all(&mut self.bodies);
         }
         self.settings = settings;

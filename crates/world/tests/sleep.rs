@@ -138,6 +138,33 @@ fn removing_the_floor_under_a_sleeping_ball_lets_it_fall_freely() {
 }
 
 #[test]
+fn turning_gravity_upside_down_wakes_a_sleeping_ball_and_it_rises_freely() {
+    let mut world = world(true);
+    let (ball, _) = resting_ball(&mut world, Material::default(), 300);
+    assert!(world.body(ball).unwrap().is_sleeping());
+    let flipped = WorldSettings {
+        gravity: Vec2::new(0.0, G),
+        ..*world.settings()
+    };
+    world.set_settings(flipped).unwrap();
+    assert!(!world.body(ball).unwrap().is_sleeping());
+    let y0 = world.body(ball).unwrap().position().y;
+    let steps = 30;
+    for _ in 0..steps {
+        world.step();
+    }
+    // As in free fall, over N = 4n substeps of h = dt/4: g·h²·N(N+1)/2.
+    let h = DT / world.settings().substeps as f32;
+    let n = (steps * world.settings().substeps as usize) as f32;
+    let expected = G * h * h * n * (n + 1.0) / 2.0;
+    let risen = world.body(ball).unwrap().position().y - y0;
+    assert!(
+        (risen - expected).abs() < 1e-3 * expected,
+        "{risen} vs {expected}"
+    );
+}
+
+#[test]
 fn a_dropped_ball_wakes_a_sleeping_pair_and_settles_in_their_groove() {
     let r = 0.5;
     let mut world = world(true);
