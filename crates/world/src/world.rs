@@ -738,3 +738,29 @@ pub struct ContactView {
     /// Accumulated normal impulse of each point over the step, N·s.
     pub normal_impulses: [f32; 2],
 }
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use crate::scene::Scene;
+    use crate::solver::Isa;
+
+    /// The state hash after `steps` steps of a settling pile, its constraint
+    /// passes compiled for `isa`.
+    fn pile_hash(isa: Isa, steps: usize) -> u64 {
+        let mut world = Scene::circle_pile(600).build_world().unwrap();
+        world.solver.set_isa(isa);
+        for _ in 0..steps {
+            world.step();
+        }
+        world.state_hash()
+    }
+
+    #[test]
+    fn the_avx2_solver_path_gives_the_same_bits_as_the_portable_one() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("this processor has no AVX2: nothing to compare");
+            return;
+        }
+        assert_eq!(pile_hash(Isa::Portable, 150), pile_hash(Isa::Avx2, 150));
+    }
+}

@@ -68,9 +68,35 @@ pub(crate) struct Solver {
     /// Constraints with two points (a capsule lying on a wall or another).
     twos: ConstraintSet<2>,
     coloring: Coloring,
+    /// The instruction set the constraint passes run with.
+    isa: Isa,
     /// The contacts that get a constraint this step.
     active: Vec<u32>,
     start_poses: Vec<StartPose>,
+}
+
+/// The instruction set the constraint passes are compiled for. Both give
+/// the same bits: they perform the same IEEE operations in the same order,
+/// and AVX2 only encodes them better (three-operand forms, no register
+/// copies between SSE halves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Isa {
+    /// SSE2 on x86-64, or whatever the target offers elsewhere.
+    Portable,
+    /// x86-64 with AVX2, detected at run time.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Default for Isa {
+    /// The best the processor running this offers.
+    fn default() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Isa::Avx2;
+        }
+        Isa::Portable
+    }
 }
 
 /// Raw access to the body states for colour-parallel solving.
@@ -97,6 +123,12 @@ impl StatesPtr {
 }
 
 impl Solver {
+    /// Makes the constraint passes run with `isa` (tests compare the paths).
+    #[cfg(test)]
+    pub fn set_isa(&mut self, isa: Isa) {
+        self.isa = isa;
+    }
+
     /// Advances every body by one step of `settings.dt`, resolving contacts.
     pub fn step(
         &mut self,
@@ -254,8 +286,11 @@ impl Solver {
         let colors = self.coloring.color_count();
         for color in 0..self.ones.color_batches.len() {
             let parallel = color < colors;
-            self.ones.run(color, pass, ptr, &self.dynamic, parallel);
-            self.twos.run(color, pass, ptr, &self.dynamic, parallel);
+            let isa = self.isa;
+            self.ones
+                .run(color, pass, ptr, &self.dynamic, parallel, isa);
+            self.twos
+                .run(color, pass, ptr, &self.dynamic, parallel, isa);
         }
     }
 
@@ -390,10 +425,11 @@ impl<const N: usize> ConstraintSet<N> {
         ptr: StatesPtr,
         dynamic: &[bool],
         parallel: bool,
+        isa: Isa,
     ) {
         let (first, end) = self.color_batches[color];
         let batches = &mut self.batches[first as usize..end as usize];
-        run_wide_pass(batches, pass, ptr, dynamic, parallel);
+        run_wide_pass(batches, pass, ptr, dynamic, parallel, isa);
     }
 
     /// Copies each constraint's impulses back into its contact.
@@ -425,8 +461,56 @@ fn run_wide_pass<const N: usize, P: WidePass>(
     ptr: StatesPtr,
     dynamic: &[bool],
     parallel: bool,
+    isa: Isa,
 ) {
-    let run = |c: &mut WideConstraint<N>| {
+    if parallel && slice.len() > 2 * BATCH_CHUNK {
+        slice
+            .par_chunks_mut(BATCH_CHUNK)
+            .for_each(|chunk| run_batches(chunk, pass, ptr, dynamic, isa));
+    } else {
+        run_batches(slice, pass, ptr, dynamic, isa);
+    }
+}
+
+/// Runs `pass` over `batches` in order, compiled for `isa`.
+fn run_batches<const N: usize, P: WidePass>(
+    batches: &mut [WideConstraint<N>],
+    pass: &P,
+    ptr: StatesPtr,
+    dynamic: &[bool],
+    isa: Isa,
+) {
+    match isa {
+        Isa::Portable => run_batches_portable(batches, pass, ptr, dynamic),
+        // SAFETY: `Isa::Avx2` is only chosen when the processor has AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { run_batches_avx2(batches, pass, ptr, dynamic) },
+    }
+}
+
+/// [`run_batches_portable`] compiled for processors with AVX2.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn run_batches_avx2<const N: usize, P: WidePass>(
+    batches: &mut [WideConstraint<N>],
+    pass: &P,
+    ptr: StatesPtr,
+    dynamic: &[bool],
+) {
+    run_batches_portable(batches, pass, ptr, dynamic);
+}
+
+#[inline(always)]
+fn run_batches_portable<const N: usize, P: WidePass>(
+    batches: &mut [WideConstraint<N>],
+    pass: &P,
+    ptr: StatesPtr,
+    dynamic: &[bool],
+) {
+    for c in batches {
         // SAFETY: `a` and `b` index `states`, whose buffer outlives this
         // call; within a colour each dynamic state belongs to one lane of
         // one batch, and padding lanes and immovable bodies are only read,
@@ -446,13 +530,6 @@ fn run_wide_pass<const N: usize, P: WidePass>(
                 }
             }
         }
-    };
-    if parallel && slice.len() > 2 * BATCH_CHUNK {
-        slice
-            .par_chunks_mut(BATCH_CHUNK)
-            .for_each(|chunk| chunk.iter_mut().for_each(run));
-    } else {
-        slice.iter_mut().for_each(run);
     }
 }
 
