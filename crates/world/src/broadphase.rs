@@ -101,10 +101,13 @@ impl Grid {
         )
     }
 
+    /// The items of cells `first..=last` of one row: one contiguous run,
+    /// since items are ordered by cell and cells row by row.
     #[inline]
-    fn cell(&self, column: i32, row: i32) -> &[GridItem] {
-        let c = (row * self.columns + column) as usize;
-        &self.items[self.cell_start[c] as usize..self.cell_start[c + 1] as usize]
+    fn row_run(&self, row: i32, first: i32, last: i32) -> &[GridItem] {
+        let begin = (row * self.columns + first) as usize;
+        let end = (row * self.columns + last) as usize + 1;
+        &self.items[self.cell_start[begin] as usize..self.cell_start[end] as usize]
     }
 }
 
@@ -410,12 +413,11 @@ impl PairFinder<'_> {
     fn grid_neighbours(&self, a: u32, box_a: &Aabb, out: &mut Vec<u32>) {
         let grid = self.grid;
         let (cx, cy) = grid.cell_coords(self.fat[a as usize].center());
+        let (first, last) = ((cx - 1).max(0), (cx + 1).min(grid.columns - 1));
         for row in (cy - 1).max(0)..=(cy + 1).min(grid.rows - 1) {
-            for column in (cx - 1).max(0)..=(cx + 1).min(grid.columns - 1) {
-                for item in grid.cell(column, row) {
-                    if (item.shape > a || item.sleeping) && box_a.overlaps(&item.aabb) {
-                        out.push(item.shape);
-                    }
+            for item in grid.row_run(row, first, last) {
+                if (item.shape > a || item.sleeping) && box_a.overlaps(&item.aabb) {
+                    out.push(item.shape);
                 }
             }
         }
