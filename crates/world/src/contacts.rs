@@ -237,6 +237,11 @@ fn new_contact(
 /// Drops points whose gap neither body could close this step at its
 /// current speed.
 fn keep_reachable_points(manifold: &mut ContactManifold, a: &Body, b: &Body, margin: f32, dt: f32) {
+    // Points within the margin are kept whatever the speeds (the common
+    // case in a pile), so the speeds are only worked out for the others.
+    if manifold.points().iter().all(|p| p.separation <= margin) {
+        return;
+    }
     let mut kept = 0;
     for k in 0..manifold.count {
         let p = manifold.points[k];
