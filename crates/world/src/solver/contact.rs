@@ -29,8 +29,10 @@
 //! The relax pass runs the same update with no bias and full stiffness, so the
 //! velocity that pushed bodies apart does not survive as bounce.
 
+#[cfg(test)]
 use glam::Vec2;
 
+#[cfg(test)]
 use super::integrate::BodyState;
 use super::lanes::PassL;
 
@@ -57,7 +59,8 @@ impl Softness {
     }
 }
 
-/// One point of a [`ContactConstraint`]: 32 bytes of what every pass reads.
+/// One point of a [`ContactConstraint`].
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ConstraintPoint {
     /// Anchor from A's centre of mass, world frame, fixed for the step.
@@ -77,16 +80,19 @@ pub(crate) struct ConstraintPoint {
 }
 
 /// Per-point flags of a constraint.
+#[cfg(test)]
 pub(crate) const APPROACH_RECORDED: u8 = 1;
+#[cfg(test)]
 pub(crate) const PUSHED: u8 = 2;
 
 /// A contact constraint with `N` points (1 or 2) between bodies `a` and `b`
-/// (dense body indices).
+/// (dense body indices), one at a time.
 ///
-/// One- and two-point constraints live in separate arrays so that the
-/// common case, a circle touching something, carries no unused second
-/// point: every substep streams all constraints through the cache three
-/// times, so their size is what the solver's speed is made of.
+/// The solver prepares and solves constraints eight at a time
+/// ([`super::wide`]); this one-at-a-time form, with its scalar passes in
+/// [`reference`], is what the tests check the SIMD batches against, bit for
+/// bit.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ContactConstraint<const N: usize> {
     pub a: u32,
@@ -105,6 +111,7 @@ pub(crate) struct ContactConstraint<const N: usize> {
     pub points: [ConstraintPoint; N],
 }
 
+#[cfg(test)]
 impl<const N: usize> Default for ContactConstraint<N> {
     fn default() -> Self {
         ContactConstraint {
@@ -124,6 +131,7 @@ impl<const N: usize> Default for ContactConstraint<N> {
     }
 }
 
+#[cfg(test)]
 impl<const N: usize> ContactConstraint<N> {
     /// Effective mass `1 / (m_A⁻¹ + m_B⁻¹ + I_A⁻¹ (r_A×d)² + I_B⁻¹ (r_B×d)²)`
     /// of an impulse along `d` at anchors `r_A`, `r_B`.
@@ -162,12 +170,14 @@ pub(crate) struct SolveContext {
 }
 
 /// Velocity of B's anchor relative to A's: `(v_B + ω_B × r_B) − (v_A + ω_A × r_A)`.
+#[cfg(test)]
 #[inline]
 pub(crate) fn relative_velocity(a: &BodyState, b: &BodyState, ra: Vec2, rb: Vec2) -> Vec2 {
     (b.v + b.w * rb.perp()) - (a.v + a.w * ra.perp())
 }
 
 /// The friction direction: the normal turned 90° clockwise.
+#[cfg(test)]
 #[inline]
 pub(crate) fn tangent(n: Vec2) -> Vec2 {
     Vec2::new(n.y, -n.x)

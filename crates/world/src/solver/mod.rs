@@ -28,12 +28,11 @@ use crate::body::{Body, BodyKind};
 use crate::contacts::{Contact, ContactSet, PointImpulse};
 use crate::graph::Coloring;
 use crate::settings::WorldSettings;
-use contact::{
-    relative_velocity, tangent, ConstraintPoint, ContactConstraint, Restitution, Softness, Solve,
-    SolveContext, WarmStart,
-};
+#[cfg(test)]
+use contact::{relative_velocity, tangent, ConstraintPoint, ContactConstraint};
+use contact::{Restitution, Softness, Solve, SolveContext, WarmStart};
 use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
-use wide::{gather, velocities, WideConstraint, WidePass, LANES};
+use wide::{gather, velocities, BatchInput, WideConstraint, WidePass, LANES};
 
 /// SIMD batches handed to one task within a colour: large enough that a
 /// task's work (some 256 constraints) outweighs handing it to a thread.
@@ -409,11 +408,7 @@ impl<const N: usize> ConstraintSet<N> {
         self.batches.clear();
         self.batches
             .par_extend(self.batch_lanes.par_iter().map(|&(start, end)| {
-                let mut lanes = [ContactConstraint::default(); LANES];
-                for (lane, &k) in lanes.iter_mut().zip(&sources[start..end]) {
-                    *lane = view.prepare_one(&view.contacts[k as usize]);
-                }
-                WideConstraint::pack(&lanes[..end - start], null_body)
+                WideConstraint::prepare(&view.batch_input(&sources[start..end], null_body))
             }));
     }
 
@@ -542,8 +537,54 @@ struct PrepareView<'a> {
 }
 
 impl PrepareView<'_> {
+    /// Gathers what preparing the constraints of `contacts` (at most eight)
+    /// reads into lanes.
+    fn batch_input<const N: usize>(&self, contacts: &[u32], null_body: u32) -> BatchInput<N> {
+        let mut input = BatchInput::<N>::empty(null_body);
+        for (lane, &k) in contacts.iter().enumerate() {
+            let contact = &self.contacts[k as usize];
+            let (ia, ib) = (contact.body_a as usize, contact.body_b as usize);
+            let (a, b) = (&self.bodies[ia], &self.bodies[ib]);
+            let (sa, sb) = (&self.states[ia], &self.states[ib]);
+            input.a[lane] = contact.body_a;
+            input.b[lane] = contact.body_b;
+            input.inv_mass_a[lane] = a.inv_mass;
+            input.inv_inertia_a[lane] = a.inv_inertia;
+            input.inv_mass_b[lane] = b.inv_mass;
+            input.inv_inertia_b[lane] = b.inv_inertia;
+            input.center_a[0][lane] = a.center.x;
+            input.center_a[1][lane] = a.center.y;
+            input.center_b[0][lane] = b.center.x;
+            input.center_b[1][lane] = b.center.y;
+            input.velocity_a[0][lane] = sa.v.x;
+            input.velocity_a[1][lane] = sa.v.y;
+            input.velocity_a[2][lane] = sa.w;
+            input.velocity_b[0][lane] = sb.v.x;
+            input.velocity_b[1][lane] = sb.v.y;
+            input.velocity_b[2][lane] = sb.w;
+            input.normal[0][lane] = contact.manifold.normal.x;
+            input.normal[1][lane] = contact.manifold.normal.y;
+            input.friction[lane] = contact.friction;
+            input.restitution[lane] = contact.restitution;
+            input.stiff[lane] = f32::from(!(self.dynamic[ia] && self.dynamic[ib]));
+            for (point, (mp, warm)) in input
+                .points
+                .iter_mut()
+                .zip(contact.manifold.points().iter().zip(&contact.impulses))
+            {
+                point.position[0][lane] = mp.point.x;
+                point.position[1][lane] = mp.point.y;
+                point.separation[lane] = mp.separation;
+                point.normal_impulse[lane] = warm.normal;
+                point.tangent_impulse[lane] = warm.tangent;
+            }
+        }
+        input
+    }
+
     /// Anchors, effective masses, warm-start impulses and start-of-step
     /// normal velocities of one contact with `N` points.
+    #[cfg(test)]
     fn prepare_one<const N: usize>(&self, contact: &Contact) -> ContactConstraint<N> {
         let (ia, ib) = (contact.body_a as usize, contact.body_b as usize);
         let (a, b) = (&self.bodies[ia], &self.bodies[ib]);
@@ -582,5 +623,64 @@ impl PrepareView<'_> {
             }
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::Scene;
+
+    /// Checks that preparing eight constraints at once gives, bit for bit,
+    /// the eight constraints prepared one at a time and packed.
+    fn check_batches<const N: usize>(set: &ConstraintSet<N>, view: &PrepareView, null_body: u32) {
+        let mut checked = 0;
+        for &(start, end) in &set.batch_lanes {
+            let sources = &set.sources[start..end];
+            let wide = WideConstraint::<N>::prepare(&view.batch_input(sources, null_body));
+            let one_by_one: Vec<ContactConstraint<N>> = sources
+                .iter()
+                .map(|&k| view.prepare_one(&view.contacts[k as usize]))
+                .collect();
+            let packed = WideConstraint::pack(&one_by_one, null_body);
+            assert_eq!(wide.bits(), packed.bits(), "batch at {start}");
+            checked += 1;
+        }
+        assert!(checked > 0, "no batch with {N} points was checked");
+    }
+
+    #[test]
+    fn batches_prepare_like_single_constraints_bit_for_bit() {
+        // A settling pile of circles and capsules: one- and two-point
+        // constraints, full and padded batches, warm-started impulses.
+        let mut world = Scene::circle_pile(400).build_world().unwrap();
+        let capsule =
+            carom_shapes::Stadium::new(Vec2::new(-0.4, 0.0), Vec2::new(0.4, 0.0), 0.15).unwrap();
+        for i in 0..40 {
+            let x = -6.0 + 0.3 * i as f32;
+            let def = crate::BodyDef::dynamic().position(x, 30.0 + (i % 5) as f32);
+            let body = world.create_body(def).unwrap();
+            world
+                .add_shape(body, capsule, crate::Material::default())
+                .unwrap();
+        }
+        for _ in 0..240 {
+            world.step();
+        }
+        let settings = *world.settings();
+        let h = settings.dt / settings.substeps as f32;
+        let mut solver = Solver::default();
+        solver.load_bodies(&settings, &world.bodies, h);
+        solver.color(&world.contacts);
+        solver.prepare(&world.bodies, &world.contacts);
+        let view = PrepareView {
+            contacts: world.contacts.as_slice(),
+            bodies: &world.bodies,
+            states: &solver.states,
+            dynamic: &solver.dynamic,
+        };
+        let null_body = (solver.states.len() - 1) as u32;
+        check_batches(&solver.ones, &view, null_body);
+        check_batches(&solver.twos, &view, null_body);
     }
 }

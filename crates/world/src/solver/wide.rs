@@ -8,7 +8,9 @@
 
 use wide::f32x8;
 
-use super::contact::{ContactConstraint, Restitution, Solve, WarmStart};
+#[cfg(test)]
+use super::contact::ContactConstraint;
+use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::BodyState;
 use super::lanes::{self, Lane, PairL, PassL, PointL, StateL, V2};
 
@@ -34,6 +36,7 @@ pub(crate) struct WideConstraint<const N: usize> {
 }
 
 /// Lanes of `f32` read from each constraint by `get`.
+#[cfg(test)]
 fn lanes_of<const N: usize>(
     cs: &[ContactConstraint<N>],
     get: impl Fn(&ContactConstraint<N>) -> f32,
@@ -45,8 +48,142 @@ fn lanes_of<const N: usize>(
     f32x8::new(out)
 }
 
+/// What preparing a batch reads, lane by lane: the contacts, their bodies
+/// and the bodies' start-of-step velocities. Unused lanes keep zeros and
+/// point at the null body, so they prepare to constraints that apply
+/// nothing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BatchInput<const N: usize> {
+    pub a: [u32; LANES],
+    pub b: [u32; LANES],
+    pub inv_mass_a: [f32; LANES],
+    pub inv_inertia_a: [f32; LANES],
+    pub inv_mass_b: [f32; LANES],
+    pub inv_inertia_b: [f32; LANES],
+    pub center_a: [[f32; LANES]; 2],
+    pub center_b: [[f32; LANES]; 2],
+    /// Linear (x, y) and angular velocity of A and of B.
+    pub velocity_a: [[f32; LANES]; 3],
+    pub velocity_b: [[f32; LANES]; 3],
+    pub normal: [[f32; LANES]; 2],
+    pub friction: [f32; LANES],
+    pub restitution: [f32; LANES],
+    pub stiff: [f32; LANES],
+    pub points: [PointInput; N],
+}
+
+/// One manifold point of each lane of a [`BatchInput`].
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PointInput {
+    pub position: [[f32; LANES]; 2],
+    pub separation: [f32; LANES],
+    pub normal_impulse: [f32; LANES],
+    pub tangent_impulse: [f32; LANES],
+}
+
+impl<const N: usize> BatchInput<N> {
+    /// A batch of eight unused lanes.
+    pub fn empty(null_body: u32) -> BatchInput<N> {
+        let zero = [0.0; LANES];
+        BatchInput {
+            a: [null_body; LANES],
+            b: [null_body; LANES],
+            inv_mass_a: zero,
+            inv_inertia_a: zero,
+            inv_mass_b: zero,
+            inv_inertia_b: zero,
+            center_a: [zero; 2],
+            center_b: [zero; 2],
+            velocity_a: [zero; 3],
+            velocity_b: [zero; 3],
+            normal: [zero; 2],
+            friction: zero,
+            restitution: zero,
+            stiff: zero,
+            points: [PointInput::default(); N],
+        }
+    }
+}
+
+/// Effective mass `1 / (m_A⁻¹ + m_B⁻¹ + I_A⁻¹ (r_A×d)² + I_B⁻¹ (r_B×d)²)`
+/// along `d`, lane by lane (0 where nothing can move), with the operations
+/// of the one-constraint version in the same order.
+#[inline(always)]
+fn effective_mass(pair: &PairL<f32x8>, ra: V2<f32x8>, rb: V2<f32x8>, d: V2<f32x8>) -> f32x8 {
+    let rna = ra.perp_dot(d);
+    let rnb = rb.perp_dot(d);
+    let k = pair.inv_mass_a
+        + pair.inv_mass_b
+        + pair.inv_inertia_a * rna * rna
+        + pair.inv_inertia_b * rnb * rnb;
+    k.simd_gt(f32x8::ZERO)
+        .select(f32x8::splat(1.0) / k, f32x8::ZERO)
+}
+
 impl<const N: usize> WideConstraint<N> {
+    /// Prepares eight constraints at once: anchors from each centre of mass,
+    /// effective masses, warm-start impulses and start-of-step normal
+    /// velocities (see `contact` for the maths).
+    pub fn prepare(input: &BatchInput<N>) -> WideConstraint<N> {
+        let v2 = |xy: &[[f32; LANES]; 2]| V2 {
+            x: f32x8::new(xy[0]),
+            y: f32x8::new(xy[1]),
+        };
+        let pair = PairL {
+            inv_mass_a: f32x8::new(input.inv_mass_a),
+            inv_inertia_a: f32x8::new(input.inv_inertia_a),
+            inv_mass_b: f32x8::new(input.inv_mass_b),
+            inv_inertia_b: f32x8::new(input.inv_inertia_b),
+            normal: v2(&input.normal),
+        };
+        let n = pair.normal;
+        let t = V2 { x: n.y, y: -n.x };
+        let (ca, cb) = (v2(&input.center_a), v2(&input.center_b));
+        let [vax, vay, wa] = input.velocity_a.map(f32x8::new);
+        let [vbx, vby, wb] = input.velocity_b.map(f32x8::new);
+        let mut approach_speed = [f32x8::ZERO; N];
+        let mut recorded = [f32x8::ZERO; N];
+        let points = std::array::from_fn(|k| {
+            let p = &input.points[k];
+            let at = v2(&p.position);
+            let ra = at.sub(ca);
+            let rb = at.sub(cb);
+            // (v_B + ω_B × r_B) − (v_A + ω_A × r_A), along n.
+            let relative = V2 {
+                x: (vbx + wb * -rb.y) - (vax + wa * -ra.y),
+                y: (vby + wb * rb.x) - (vay + wa * ra.x),
+            };
+            approach_speed[k] = relative.dot(n);
+            let normal_impulse = f32x8::new(p.normal_impulse);
+            recorded[k] = normal_impulse
+                .simd_gt(f32x8::ZERO)
+                .select(f32x8::splat(1.0), f32x8::ZERO);
+            PointL {
+                anchor_a: ra,
+                anchor_b: rb,
+                base_separation: f32x8::new(p.separation) - rb.sub(ra).dot(n),
+                normal_mass: effective_mass(&pair, ra, rb, n),
+                tangent_mass: effective_mass(&pair, ra, rb, t),
+                normal_impulse,
+                tangent_impulse: f32x8::new(p.tangent_impulse),
+            }
+        });
+        WideConstraint {
+            a: input.a,
+            b: input.b,
+            pair,
+            points,
+            friction: f32x8::new(input.friction),
+            restitution: f32x8::new(input.restitution),
+            stiff: f32x8::new(input.stiff),
+            approach_speed,
+            recorded,
+            pushed: [f32x8::ZERO; N],
+        }
+    }
+
     /// Packs up to eight constraints; missing lanes point at `null_body`.
+    #[cfg(test)]
     pub fn pack(cs: &[ContactConstraint<N>], null_body: u32) -> WideConstraint<N> {
         let mut a = [null_body; LANES];
         let mut b = [null_body; LANES];
@@ -91,6 +228,24 @@ impl<const N: usize> WideConstraint<N> {
             recorded: std::array::from_fn(|k| flag(k, super::contact::APPROACH_RECORDED)),
             pushed: std::array::from_fn(|k| flag(k, super::contact::PUSHED)),
         }
+    }
+
+    /// Every lane of every field, as bit patterns, for exact comparisons.
+    #[cfg(test)]
+    pub fn bits(&self) -> Vec<u32> {
+        let mut lanes = vec![self.pair.inv_mass_a, self.pair.inv_inertia_a];
+        lanes.extend([self.pair.inv_mass_b, self.pair.inv_inertia_b]);
+        lanes.extend([self.pair.normal.x, self.pair.normal.y]);
+        lanes.extend([self.friction, self.restitution, self.stiff]);
+        for (k, p) in self.points.iter().enumerate() {
+            lanes.extend([p.anchor_a.x, p.anchor_a.y, p.anchor_b.x, p.anchor_b.y]);
+            lanes.extend([p.base_separation, p.normal_mass, p.tangent_mass]);
+            lanes.extend([p.normal_impulse, p.tangent_impulse]);
+            lanes.extend([self.approach_speed[k], self.recorded[k], self.pushed[k]]);
+        }
+        let mut bits: Vec<u32> = self.a.iter().chain(&self.b).copied().collect();
+        bits.extend(lanes.iter().flat_map(|l| l.to_array().map(f32::to_bits)));
+        bits
     }
 
     /// The accumulated normal and tangent impulses of point `k` in each lane.
