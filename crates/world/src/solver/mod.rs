@@ -40,6 +40,14 @@ const BATCH_CHUNK: usize = 32;
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
 
+/// A body's centre and inverse masses, as constraints are prepared.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct BodyMass {
+    center: Vec2,
+    inv_mass: f32,
+    inv_inertia: f32,
+}
+
 /// Where a body was at the start of the step (for continuous collision).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct StartPose {
@@ -60,6 +68,8 @@ pub(crate) struct Solved<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct Solver {
     states: Vec<BodyState>,
+    /// Per body: what preparing a constraint reads, packed in 16 bytes.
+    masses: Vec<BodyMass>,
     motions: Vec<BodyMotion>,
     dynamic: Vec<bool>,
     /// Constraints with one point (a circle touching anything).
@@ -150,7 +160,7 @@ impl Solver {
             soft: Softness::new(hertz, settings.contact_damping_ratio, h),
             stiff: Softness::new(2.0 * hertz, settings.contact_damping_ratio, h),
         };
-        self.prepare(bodies, contacts);
+        self.prepare(contacts);
         let limits = MotionLimits {
             max_linear_speed: settings.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
@@ -189,6 +199,12 @@ impl Solver {
                 w: if moves { b.angular_velocity } else { 0.0 },
                 ..BodyState::AT_REST
             }
+        }));
+        self.masses.clear();
+        self.masses.par_extend(bodies.par_iter().map(|b| BodyMass {
+            center: b.center,
+            inv_mass: b.inv_mass,
+            inv_inertia: b.inv_inertia,
         }));
         self.motions.clear();
         self.motions
@@ -251,7 +267,7 @@ impl Solver {
 
     /// Builds one constraint per contact, grouped by colour and split by
     /// point count, and packs them into SIMD batches.
-    fn prepare(&mut self, bodies: &[Body], contacts: &ContactSet) {
+    fn prepare(&mut self, contacts: &ContactSet) {
         let all = contacts.as_slice();
         self.ones.clear();
         self.twos.clear();
@@ -269,7 +285,7 @@ impl Solver {
         }
         let view = PrepareView {
             contacts: all,
-            bodies,
+            masses: &self.masses,
             states: &self.states,
             dynamic: &self.dynamic,
         };
@@ -531,7 +547,7 @@ fn run_batches_portable<const N: usize, P: WidePass>(
 /// What preparing constraints reads.
 struct PrepareView<'a> {
     contacts: &'a [Contact],
-    bodies: &'a [Body],
+    masses: &'a [BodyMass],
     states: &'a [BodyState],
     dynamic: &'a [bool],
 }
@@ -544,7 +560,7 @@ impl PrepareView<'_> {
         for (lane, &k) in contacts.iter().enumerate() {
             let contact = &self.contacts[k as usize];
             let (ia, ib) = (contact.body_a as usize, contact.body_b as usize);
-            let (a, b) = (&self.bodies[ia], &self.bodies[ib]);
+            let (a, b) = (&self.masses[ia], &self.masses[ib]);
             let (sa, sb) = (&self.states[ia], &self.states[ib]);
             input.a[lane] = contact.body_a;
             input.b[lane] = contact.body_b;
@@ -587,7 +603,7 @@ impl PrepareView<'_> {
     #[cfg(test)]
     fn prepare_one<const N: usize>(&self, contact: &Contact) -> ContactConstraint<N> {
         let (ia, ib) = (contact.body_a as usize, contact.body_b as usize);
-        let (a, b) = (&self.bodies[ia], &self.bodies[ib]);
+        let (a, b) = (&self.masses[ia], &self.masses[ib]);
         let n = contact.manifold.normal;
         let mut c = ContactConstraint::<N> {
             a: contact.body_a,
@@ -672,10 +688,10 @@ mod tests {
         let mut solver = Solver::default();
         solver.load_bodies(&settings, &world.bodies, h);
         solver.color(&world.contacts);
-        solver.prepare(&world.bodies, &world.contacts);
+        solver.prepare(&world.contacts);
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
-            bodies: &world.bodies,
+            masses: &solver.masses,
             states: &solver.states,
             dynamic: &solver.dynamic,
         };
