@@ -38,44 +38,62 @@ const TARGET_SEPARATION: f32 = 0.005;
 /// Bodies handed to one task.
 const CCD_CHUNK: usize = 256;
 
-/// Sweeps every fast dynamic body; returns how many were moved back.
-pub(crate) fn solve_continuous(
-    bodies: &mut [Body],
-    colliders: &[Collider],
-    start: &[StartPose],
-    broadphase: &BroadPhase,
-    contacts: &ContactSet,
-) -> usize {
-    let fast: Vec<usize> = (0..bodies.len())
-        .filter(|&i| is_fast(&bodies[i], &start[i]))
-        .collect();
-    if fast.is_empty() {
-        return 0;
+/// Buffers of the continuous pass, kept between steps so that a step does
+/// not allocate once their sizes settle.
+#[derive(Debug, Default)]
+pub(crate) struct Continuous {
+    fast: Vec<usize>,
+    chunks: Vec<ChunkBuffers>,
+}
+
+/// Per chunk of fast bodies: a query scratch list and the impacts found,
+/// each a body index and the fraction of the step it is moved back to.
+type ChunkBuffers = (Vec<u32>, Vec<(usize, f32)>);
+
+impl Continuous {
+    /// Sweeps every fast dynamic body; returns how many were moved back.
+    pub fn solve(
+        &mut self,
+        bodies: &mut [Body],
+        colliders: &[Collider],
+        start: &[StartPose],
+        broadphase: &BroadPhase,
+        contacts: &ContactSet,
+    ) -> usize {
+        self.fast.clear();
+        self.fast
+            .extend((0..bodies.len()).filter(|&i| is_fast(&bodies[i], &start[i])));
+        if self.fast.is_empty() {
+            return 0;
+        }
+        let chunks = self.fast.len().div_ceil(CCD_CHUNK);
+        self.chunks.resize_with(chunks, Default::default);
+        let world = Obstacles {
+            bodies,
+            colliders,
+            start,
+            broadphase,
+            contacts,
+        };
+        self.chunks[..chunks]
+            .par_iter_mut()
+            .zip(self.fast.par_chunks(CCD_CHUNK))
+            .for_each(|((scratch, impacts), fast)| {
+                impacts.clear();
+                impacts.extend(
+                    fast.iter()
+                        .filter_map(|&i| earliest_impact(i, &world, scratch).map(|t| (i, t))),
+                );
+            });
+        let mut moved = 0;
+        for (_, impacts) in &self.chunks[..chunks] {
+            for &(i, t) in impacts {
+                rewind(&mut bodies[i], &start[i], t);
+            }
+            moved += impacts.len();
+        }
+        moved
     }
-    let view: &[Body] = bodies;
-    let impacts: Vec<(usize, f32)> = fast
-        .par_chunks(CCD_CHUNK)
-        .flat_map_iter(|chunk| {
-            let mut scratch = Vec::new();
-            chunk
-                .iter()
-                .filter_map(|&i| {
-                    let world = Obstacles {
-                        bodies: view,
-                        colliders,
-                        start,
-                        broadphase,
-                        contacts,
-                    };
-                    earliest_impact(i, &world, &mut scratch).map(|t| (i, t))
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    for &(i, t) in &impacts {
-        rewind(&mut bodies[i], &start[i], t);
-    }
-    impacts.len()
 }
 
 fn is_fast(body: &Body, start: &StartPose) -> bool {

@@ -6,6 +6,7 @@ use slotmap::SlotMap;
 
 use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
+use crate::ccd::Continuous;
 use crate::collider::Collider;
 use crate::contacts::ContactSet;
 use crate::error::{check_finite, WorldError};
@@ -34,6 +35,7 @@ pub struct World {
     pub(crate) contacts: ContactSet,
     solver: Solver,
     islands: Islands,
+    continuous: Continuous,
     steps: u64,
     accumulator: f32,
     /// Bumped whenever a static shape is added, removed or moved, so the
@@ -127,6 +129,7 @@ impl World {
             steps: 0,
             accumulator: 0.0,
             islands: Islands::default(),
+            continuous: Continuous::default(),
             static_version: 0,
             stats: StepStats::default(),
         })
@@ -390,7 +393,7 @@ impl World {
         self.stats.colors = solved.colors;
         let solver = clock.lap();
         self.stats.ccd_hits = if self.settings.continuous {
-            crate::ccd::solve_continuous(
+            self.continuous.solve(
                 &mut self.bodies,
                 &self.colliders,
                 solved.start_poses,
