@@ -47,6 +47,16 @@ pub(crate) struct BodyMotion {
     pub moves: bool,
 }
 
+impl BodyMotion {
+    /// A body that does not move.
+    pub const STILL: BodyMotion = BodyMotion {
+        gravity: Vec2::ZERO,
+        linear_damping: 1.0,
+        angular_damping: 1.0,
+        moves: false,
+    };
+}
+
 /// `v ← h·g + v / (1 + h·c)`: gravity, then implicit damping, which can
 /// only slow a body down however large `c·h` is.
 #[inline]

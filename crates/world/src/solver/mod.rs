@@ -11,13 +11,16 @@
 //! 3. **restitution**, then **store** the impulses for the next step.
 //!
 //! Constraints are grouped by graph colour ([`crate::graph`]); within a
-//! colour no two constraints share a dynamic body, so a colour is solved in
-//! parallel over fixed chunks and the result is bit-identical for any number
-//! of threads.
+//! colour no two constraints share a dynamic body, so the batches of a
+//! colour can be solved by several threads at once, split any way, and the
+//! result is bit-identical for any number of threads. On one thread the
+//! substeps run here in order; on more, [`stages`] runs them with one
+//! fork-join per step.
 
 mod contact;
 mod integrate;
 mod lanes;
+mod stages;
 mod wide;
 
 use carom_shapes::{Rot, Transform};
@@ -34,14 +37,11 @@ use contact::{Restitution, Softness, Solve, SolveContext, WarmStart};
 use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
 use wide::{gather, velocities, BatchInput, WideConstraint, WidePass, LANES};
 
-/// SIMD batches handed to one task within a colour: large enough that a
-/// task's work (some 256 constraints) outweighs handing it to a thread.
-const BATCH_CHUNK: usize = 32;
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
 
 /// A body's centre and inverse masses, as constraints are prepared.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 struct BodyMass {
     center: Vec2,
     inv_mass: f32,
@@ -49,7 +49,7 @@ struct BodyMass {
 }
 
 /// Where a body was at the start of the step (for continuous collision).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub(crate) struct StartPose {
     pub center: Vec2,
     pub angle: f32,
@@ -79,6 +79,9 @@ pub(crate) struct Solver {
     coloring: Coloring,
     /// The instruction set the constraint passes run with.
     isa: Isa,
+    /// The stages of a step on several threads, and their progress.
+    stages: Vec<stages::Stage>,
+    stage_syncs: Vec<stages::StageSync>,
     /// The contacts that get a constraint this step.
     active: Vec<u32>,
     start_poses: Vec<StartPose>,
@@ -173,14 +176,25 @@ impl Solver {
             ctx,
             use_bias: false,
         };
-        for _ in 0..substeps {
-            self.integrate_velocities(h);
-            self.for_each_constraint(&WarmStart);
-            self.for_each_constraint(&solve);
-            self.integrate_positions(&limits, h);
-            self.for_each_constraint(&relax);
+        if rayon::current_num_threads() > 1 {
+            self.substeps_on_threads(&stages::StepPasses {
+                substeps,
+                h,
+                limits: &limits,
+                solve: &solve,
+                relax: &relax,
+                restitution: &Restitution { ctx },
+            });
+        } else {
+            for _ in 0..substeps {
+                self.integrate_velocities(h);
+                self.for_each_constraint(&WarmStart);
+                self.for_each_constraint(&solve);
+                self.integrate_positions(&limits, h);
+                self.for_each_constraint(&relax);
+            }
+            self.for_each_constraint(&Restitution { ctx });
         }
-        self.for_each_constraint(&Restitution { ctx });
         self.store_impulses(contacts);
         self.store_bodies(bodies);
         Solved {
@@ -191,55 +205,47 @@ impl Solver {
 
     /// Copies body velocities into the solver state and records start poses.
     fn load_bodies(&mut self, settings: &WorldSettings, bodies: &[Body], h: f32) {
-        self.states.clear();
-        self.states.par_extend(bodies.par_iter().map(|b| {
-            let moves = b.is_moving();
-            BodyState {
-                v: if moves { b.linear_velocity } else { Vec2::ZERO },
-                w: if moves { b.angular_velocity } else { 0.0 },
-                ..BodyState::AT_REST
-            }
-        }));
-        self.masses.clear();
-        self.masses.par_extend(bodies.par_iter().map(|b| BodyMass {
-            center: b.center,
-            inv_mass: b.inv_mass,
-            inv_inertia: b.inv_inertia,
-        }));
-        self.motions.clear();
-        self.motions
-            .par_extend(bodies.par_iter().map(|b| BodyMotion {
-                gravity: if b.is_awake_dynamic() {
-                    b.gravity_scale * settings.gravity
-                } else {
-                    Vec2::ZERO
-                },
-                linear_damping: 1.0 / (1.0 + h * b.linear_damping),
-                angular_damping: 1.0 / (1.0 + h * b.angular_damping),
-                moves: b.kind == BodyKind::Kinematic || b.is_awake_dynamic(),
-            }));
-        self.dynamic.clear();
-        self.dynamic
-            .par_extend(bodies.par_iter().map(Body::is_awake_dynamic));
+        let n = bodies.len();
+        self.states.resize(n, BodyState::AT_REST);
+        self.masses.resize(n, BodyMass::default());
+        self.motions.resize(n, BodyMotion::STILL);
+        self.dynamic.resize(n, false);
+        self.start_poses.resize(n, StartPose::default());
+        // One parallel loop fills every per-body array: each parallel loop
+        // costs a thread wake-up, which is worth more than this work.
+        (
+            bodies.par_chunks(BODY_CHUNK),
+            self.states.par_chunks_mut(BODY_CHUNK),
+            self.masses.par_chunks_mut(BODY_CHUNK),
+            self.motions.par_chunks_mut(BODY_CHUNK),
+            self.dynamic.par_chunks_mut(BODY_CHUNK),
+            self.start_poses.par_chunks_mut(BODY_CHUNK),
+        )
+            .into_par_iter()
+            .for_each(|(bodies, states, masses, motions, dynamic, poses)| {
+                for (k, b) in bodies.iter().enumerate() {
+                    states[k] = load_state(b);
+                    masses[k] = BodyMass {
+                        center: b.center,
+                        inv_mass: b.inv_mass,
+                        inv_inertia: b.inv_inertia,
+                    };
+                    motions[k] = load_motion(b, settings, h);
+                    dynamic[k] = b.is_awake_dynamic();
+                    poses[k] = StartPose {
+                        center: b.center,
+                        angle: b.angle,
+                        rotation: b.transform.rotation,
+                        linear_velocity: b.linear_velocity,
+                        angular_velocity: b.angular_velocity,
+                    };
+                }
+            });
         // The null body: an immovable state that padding lanes of a SIMD
         // batch point at.
         self.states.push(BodyState::AT_REST);
-        self.motions.push(BodyMotion {
-            gravity: Vec2::ZERO,
-            linear_damping: 1.0,
-            angular_damping: 1.0,
-            moves: false,
-        });
+        self.motions.push(BodyMotion::STILL);
         self.dynamic.push(false);
-        self.start_poses.clear();
-        self.start_poses
-            .par_extend(bodies.par_iter().map(|b| StartPose {
-                center: b.center,
-                angle: b.angle,
-                rotation: b.transform.rotation,
-                linear_velocity: b.linear_velocity,
-                angular_velocity: b.angular_velocity,
-            }));
     }
 
     /// Colours the contacts that move a body (those among sleeping or fixed
@@ -295,17 +301,13 @@ impl Solver {
     }
 
     /// Runs `pass` on every constraint with its two body states, colour by
-    /// colour, each colour in parallel; the overflow set runs last, in order.
+    /// colour; the overflow set runs last.
     fn for_each_constraint<P: WidePass>(&mut self, pass: &P) {
         let ptr = StatesPtr(self.states.as_mut_ptr());
-        let colors = self.coloring.color_count();
         for color in 0..self.ones.color_batches.len() {
-            let parallel = color < colors;
             let isa = self.isa;
-            self.ones
-                .run(color, pass, ptr, &self.dynamic, parallel, isa);
-            self.twos
-                .run(color, pass, ptr, &self.dynamic, parallel, isa);
+            self.ones.run(color, pass, ptr, &self.dynamic, isa);
+            self.twos.run(color, pass, ptr, &self.dynamic, isa);
         }
     }
 
@@ -317,21 +319,13 @@ impl Solver {
         self.for_each_moving_body(|s, _| integrate_position(s, limits, h));
     }
 
-    /// Runs `f` on the state of every body that can move, in parallel.
-    fn for_each_moving_body<F>(&mut self, f: F)
-    where
-        F: Fn(&mut BodyState, &BodyMotion) + Sync,
-    {
-        self.states
-            .par_chunks_mut(BODY_CHUNK)
-            .zip(self.motions.par_chunks(BODY_CHUNK))
-            .for_each(|(states, motions)| {
-                for (s, m) in states.iter_mut().zip(motions) {
-                    if m.moves {
-                        f(s, m);
-                    }
-                }
-            });
+    /// Runs `f` on the state of every body that can move.
+    fn for_each_moving_body(&mut self, f: impl Fn(&mut BodyState, &BodyMotion)) {
+        for (s, m) in self.states.iter_mut().zip(&self.motions) {
+            if m.moves {
+                f(s, m);
+            }
+        }
     }
 
     fn store_impulses(&self, contacts: &mut ContactSet) {
@@ -358,6 +352,32 @@ impl Solver {
                     set_pose(b, q);
                 }
             });
+    }
+}
+
+/// A body's solver state at the start of the step: its velocities, if it
+/// moves.
+fn load_state(b: &Body) -> BodyState {
+    let moves = b.is_moving();
+    BodyState {
+        v: if moves { b.linear_velocity } else { Vec2::ZERO },
+        w: if moves { b.angular_velocity } else { 0.0 },
+        ..BodyState::AT_REST
+    }
+}
+
+/// What integrating a body needs for the step: gravity, damping factors
+/// for substeps of `h`, and whether it moves at all.
+fn load_motion(b: &Body, settings: &WorldSettings, h: f32) -> BodyMotion {
+    BodyMotion {
+        gravity: if b.is_awake_dynamic() {
+            b.gravity_scale * settings.gravity
+        } else {
+            Vec2::ZERO
+        },
+        linear_damping: 1.0 / (1.0 + h * b.linear_damping),
+        angular_damping: 1.0 / (1.0 + h * b.angular_damping),
+        moves: b.kind == BodyKind::Kinematic || b.is_awake_dynamic(),
     }
 }
 
@@ -435,12 +455,11 @@ impl<const N: usize> ConstraintSet<N> {
         pass: &P,
         ptr: StatesPtr,
         dynamic: &[bool],
-        parallel: bool,
         isa: Isa,
     ) {
         let (first, end) = self.color_batches[color];
         let batches = &mut self.batches[first as usize..end as usize];
-        run_wide_pass(batches, pass, ptr, dynamic, parallel, isa);
+        run_batches(batches, pass, ptr, dynamic, isa);
     }
 
     /// Copies each constraint's impulses back into its contact.
@@ -462,24 +481,6 @@ impl<const N: usize> ConstraintSet<N> {
             }
             begin = end as usize;
         }
-    }
-}
-
-/// Runs `pass` over SIMD batches that share no dynamic body.
-fn run_wide_pass<const N: usize, P: WidePass>(
-    slice: &mut [WideConstraint<N>],
-    pass: &P,
-    ptr: StatesPtr,
-    dynamic: &[bool],
-    parallel: bool,
-    isa: Isa,
-) {
-    if parallel && slice.len() > 2 * BATCH_CHUNK {
-        slice
-            .par_chunks_mut(BATCH_CHUNK)
-            .for_each(|chunk| run_batches(chunk, pass, ptr, dynamic, isa));
-    } else {
-        run_batches(slice, pass, ptr, dynamic, isa);
     }
 }
 
