@@ -263,9 +263,7 @@ impl World {
     pub fn set_linear_velocity(&mut self, body: BodyHandle, v: Vec2) -> Result<(), WorldError> {
         check_finite("velocity.x", v.x)?;
         check_finite("velocity.y", v.y)?;
-        let index = self.body_index(body)?;
-        self.islands.wake_body(&mut self.bodies, index);
-        let b = &mut self.bodies[index];
+        let b = self.awake_body_mut(body)?;
         if b.kind != BodyKind::Static {
             b.linear_velocity = v;
         }
@@ -275,9 +273,7 @@ impl World {
     /// Sets a body's angular velocity. Ignored for static bodies.
     pub fn set_angular_velocity(&mut self, body: BodyHandle, w: f32) -> Result<(), WorldError> {
         check_finite("angular_velocity", w)?;
-        let index = self.body_index(body)?;
-        self.islands.wake_body(&mut self.bodies, index);
-        let b = &mut self.bodies[index];
+        let b = self.awake_body_mut(body)?;
         if b.kind != BodyKind::Static {
             b.angular_velocity = w;
         }
@@ -320,9 +316,7 @@ impl World {
         check_finite("impulse.y", impulse.y)?;
         check_finite("point.x", point.x)?;
         check_finite("point.y", point.y)?;
-        let index = self.body_index(body)?;
-        self.islands.wake_body(&mut self.bodies, index);
-        let b = &mut self.bodies[index];
+        let b = self.awake_body_mut(body)?;
         if b.is_dynamic() {
             b.linear_velocity += b.inv_mass * impulse;
             b.angular_velocity += b.inv_inertia * (point - b.center).perp_dot(impulse);
@@ -500,13 +494,19 @@ impl World {
         }
     }
 
+    /// The body `body`, woken with its island first, for a change that
+    /// moves it.
+    fn awake_body_mut(&mut self, body: BodyHandle) -> Result<&mut Body, WorldError> {
+        let index = self.body_index(body)?;
+        self.islands.wake_body(&mut self.bodies, index);
+        Ok(&mut self.bodies[index])
+    }
+
     /// Wakes a sleeping body and every body of its island. Bodies also wake
     /// by themselves when a moving body touches them, and when the program
     /// changes them (velocity, pose, impulse, shapes).
     pub fn wake_body(&mut self, body: BodyHandle) -> Result<(), WorldError> {
-        let index = self.body_index(body)?;
-        self.islands.wake_body(&mut self.bodies, index);
-        Ok(())
+        self.awake_body_mut(body).map(|_| ())
     }
 
     /// Recomputes the world bounds of every shape of a body that can move.
