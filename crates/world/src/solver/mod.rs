@@ -13,9 +13,9 @@
 //! Constraints are grouped by graph colour ([`crate::graph`]); within a
 //! colour no two constraints share a dynamic body, so the batches of a
 //! colour can be solved by several threads at once, split any way, and the
-//! result is bit-identical for any number of threads. On one thread the
-//! substeps run here in order; on more, [`stages`] runs them with one
-//! fork-join per step.
+//! result is bit-identical for any number of threads. [`stages`] runs the
+//! substeps, on as many threads as the pool has, with one fork-join per
+//! step.
 
 mod contact;
 mod integrate;
@@ -33,8 +33,8 @@ use crate::graph::Coloring;
 use crate::settings::WorldSettings;
 #[cfg(test)]
 use contact::{relative_velocity, tangent, ConstraintPoint, ContactConstraint};
-use contact::{Restitution, Softness, Solve, SolveContext, WarmStart};
-use integrate::{integrate_position, integrate_velocity, BodyMotion, BodyState, MotionLimits};
+use contact::{Restitution, Softness, Solve, SolveContext};
+use integrate::{BodyMotion, BodyState, MotionLimits};
 use wide::{gather, velocities, BatchInput, WideConstraint, WidePass, LANES};
 
 /// Bodies handed to one task when integrating.
@@ -176,25 +176,14 @@ impl Solver {
             ctx,
             use_bias: false,
         };
-        if rayon::current_num_threads() > 1 {
-            self.substeps_on_threads(&stages::StepPasses {
-                substeps,
-                h,
-                limits: &limits,
-                solve: &solve,
-                relax: &relax,
-                restitution: &Restitution { ctx },
-            });
-        } else {
-            for _ in 0..substeps {
-                self.integrate_velocities(h);
-                self.for_each_constraint(&WarmStart);
-                self.for_each_constraint(&solve);
-                self.integrate_positions(&limits, h);
-                self.for_each_constraint(&relax);
-            }
-            self.for_each_constraint(&Restitution { ctx });
-        }
+        self.run_substeps(&stages::StepPasses {
+            substeps,
+            h,
+            limits: &limits,
+            solve: &solve,
+            relax: &relax,
+            restitution: &Restitution { ctx },
+        });
         self.store_impulses(contacts);
         self.store_bodies(bodies);
         Solved {
@@ -298,34 +287,6 @@ impl Solver {
         let null_body = (self.states.len() - 1) as u32;
         self.ones.prepare(&view, null_body);
         self.twos.prepare(&view, null_body);
-    }
-
-    /// Runs `pass` on every constraint with its two body states, colour by
-    /// colour; the overflow set runs last.
-    fn for_each_constraint<P: WidePass>(&mut self, pass: &P) {
-        let ptr = StatesPtr(self.states.as_mut_ptr());
-        for color in 0..self.ones.color_batches.len() {
-            let isa = self.isa;
-            self.ones.run(color, pass, ptr, &self.dynamic, isa);
-            self.twos.run(color, pass, ptr, &self.dynamic, isa);
-        }
-    }
-
-    fn integrate_velocities(&mut self, h: f32) {
-        self.for_each_moving_body(|s, m| integrate_velocity(s, m, h));
-    }
-
-    fn integrate_positions(&mut self, limits: &MotionLimits, h: f32) {
-        self.for_each_moving_body(|s, _| integrate_position(s, limits, h));
-    }
-
-    /// Runs `f` on the state of every body that can move.
-    fn for_each_moving_body(&mut self, f: impl Fn(&mut BodyState, &BodyMotion)) {
-        for (s, m) in self.states.iter_mut().zip(&self.motions) {
-            if m.moves {
-                f(s, m);
-            }
-        }
     }
 
     fn store_impulses(&self, contacts: &mut ContactSet) {
@@ -446,20 +407,6 @@ impl<const N: usize> ConstraintSet<N> {
             .par_extend(self.batch_lanes.par_iter().map(|&(start, end)| {
                 WideConstraint::prepare(&view.batch_input(&sources[start..end], null_body))
             }));
-    }
-
-    /// Runs `pass` over the batches of one colour.
-    fn run<P: WidePass>(
-        &mut self,
-        color: usize,
-        pass: &P,
-        ptr: StatesPtr,
-        dynamic: &[bool],
-        isa: Isa,
-    ) {
-        let (first, end) = self.color_batches[color];
-        let batches = &mut self.batches[first as usize..end as usize];
-        run_batches(batches, pass, ptr, dynamic, isa);
     }
 
     /// Copies each constraint's impulses back into its contact.

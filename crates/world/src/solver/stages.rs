@@ -59,22 +59,39 @@ enum Work {
     IntegrateVelocities,
     IntegratePositions,
     /// A pass over one colour's batches, one- and two-point together
-    /// (`ones` batches first, then `twos`). The overflow set, whose
-    /// constraints may share bodies, is `whole`: one block, run in order.
+    /// (`ones` one-point batches first, then the two-point ones).
     Constraints {
         pass: Pass,
         color: usize,
         ones: usize,
-        twos: usize,
-        whole: bool,
     },
 }
 
-/// One stage: its work and how many blocks it is split into.
+/// One stage: its work, over `items` bodies or batches, split into blocks
+/// of `block_len` items.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Stage {
     work: Work,
+    items: usize,
+    block_len: usize,
     blocks: usize,
+}
+
+impl Stage {
+    fn new(work: Work, items: usize, block_len: usize) -> Stage {
+        Stage {
+            work,
+            items,
+            block_len,
+            blocks: items.div_ceil(block_len),
+        }
+    }
+
+    /// The items of block `block`.
+    fn range(&self, block: usize) -> (usize, usize) {
+        let begin = block * self.block_len;
+        (begin, (begin + self.block_len).min(self.items))
+    }
 }
 
 /// Progress of one stage: blocks handed out and blocks finished. Each on
@@ -127,10 +144,10 @@ impl StageSync {
 
 impl Solver {
     /// Runs the substeps and restitution, the calling thread leading and
-    /// the other threads of the current pool helping.
-    pub(super) fn substeps_on_threads(&mut self, passes: &StepPasses) {
-        self.plan_stages(passes.substeps);
+    /// the other threads of the current pool (if any) helping.
+    pub(super) fn run_substeps(&mut self, passes: &StepPasses) {
         let threads = rayon::current_num_threads();
+        self.plan_stages(passes.substeps, threads);
         self.stage_syncs.clear();
         self.stage_syncs
             .resize_with(self.stages.len(), StageSync::default);
@@ -139,7 +156,6 @@ impl Solver {
             syncs: &self.stage_syncs,
             current: AtomicUsize::new(0),
             states: StatesPtr(self.states.as_mut_ptr()),
-            state_count: self.states.len(),
             motions: &self.motions,
             dynamic: &self.dynamic,
             ones: SetPtr::of(&mut self.ones),
@@ -155,12 +171,12 @@ impl Solver {
         });
     }
 
-    /// The stages of one step, in order, empty colours left out.
-    fn plan_stages(&mut self, substeps: u32) {
-        let bodies = Stage {
-            work: Work::IntegrateVelocities,
-            blocks: self.states.len().div_ceil(BODY_BLOCK),
-        };
+    /// The stages of one step, in order, empty colours left out. On one
+    /// thread every stage is a single block; the overflow set always is, as
+    /// its constraints may share bodies and must run in order.
+    fn plan_stages(&mut self, substeps: u32, threads: usize) {
+        let split = |items: usize, block_len: usize| if threads > 1 { block_len } else { items };
+        let bodies = self.states.len();
         let colors = self.ones.color_batches.len();
         let parallel_colors = self.coloring.color_count();
         let mut stages = std::mem::take(&mut self.stages);
@@ -168,35 +184,25 @@ impl Solver {
         let constraints = |stages: &mut Vec<Stage>, pass: Pass| {
             for color in 0..colors {
                 let ones = self.ones.color_len(color);
-                let twos = self.twos.color_len(color);
-                if ones + twos == 0 {
+                let items = ones + self.twos.color_len(color);
+                if items == 0 {
                     continue;
                 }
-                let whole = color >= parallel_colors;
-                stages.push(Stage {
-                    work: Work::Constraints {
-                        pass,
-                        color,
-                        ones,
-                        twos,
-                        whole,
-                    },
-                    blocks: if whole {
-                        1
-                    } else {
-                        (ones + twos).div_ceil(BATCH_BLOCK)
-                    },
-                });
+                let block_len = if color < parallel_colors {
+                    split(items, BATCH_BLOCK)
+                } else {
+                    items
+                };
+                let work = Work::Constraints { pass, color, ones };
+                stages.push(Stage::new(work, items, block_len));
             }
         };
+        let body_stage = |work| Stage::new(work, bodies, split(bodies, BODY_BLOCK));
         for _ in 0..substeps {
-            stages.push(bodies);
+            stages.push(body_stage(Work::IntegrateVelocities));
             constraints(&mut stages, Pass::WarmStart);
             constraints(&mut stages, Pass::Solve);
-            stages.push(Stage {
-                work: Work::IntegratePositions,
-                ..bodies
-            });
+            stages.push(body_stage(Work::IntegratePositions));
             constraints(&mut stages, Pass::Relax);
         }
         constraints(&mut stages, Pass::Restitution);
@@ -246,7 +252,6 @@ struct Executor<'a> {
     /// The stage being worked on, or [`FINISHED`].
     current: AtomicUsize,
     states: StatesPtr,
-    state_count: usize,
     motions: &'a [BodyMotion],
     dynamic: &'a [bool],
     ones: SetPtr<'a, 1>,
@@ -300,58 +305,44 @@ impl Executor<'_> {
         while let Some(block) = sync.claim(end, stage.blocks) {
             // SAFETY: each block of a stage is claimed exactly once, and the
             // blocks of a stage touch disjoint data (see the type's docs).
-            unsafe { self.run_block(stage.work, block) };
+            unsafe { self.run_block(stage, block) };
             sync.done.fetch_add(1, Ordering::Release);
         }
     }
 
-    /// Runs block `block` of a stage doing `work`.
+    /// Runs block `block` of `stage`.
     ///
     /// # Safety
     /// No other thread may be running the same block, nor any block of
     /// another stage.
-    unsafe fn run_block(&self, work: Work, block: usize) {
+    unsafe fn run_block(&self, stage: &Stage, block: usize) {
         let p = self.passes;
-        match work {
+        let (begin, end) = stage.range(block);
+        match stage.work {
             Work::IntegrateVelocities => {
-                self.bodies(block, |s, m| integrate_velocity(s, m, p.h));
+                self.bodies(begin, end, |s, m| integrate_velocity(s, m, p.h));
             }
             Work::IntegratePositions => {
-                self.bodies(block, |s, _| integrate_position(s, p.limits, p.h));
+                self.bodies(begin, end, |s, _| integrate_position(s, p.limits, p.h));
             }
-            Work::Constraints {
-                pass,
-                color,
-                ones,
-                twos,
-                whole,
-            } => {
-                let (begin, end) = if whole {
-                    (0, ones + twos)
-                } else {
-                    let begin = block * BATCH_BLOCK;
-                    (begin, (begin + BATCH_BLOCK).min(ones + twos))
-                };
-                match pass {
-                    Pass::WarmStart => self.constraints(&WarmStart, color, ones, begin, end),
-                    Pass::Solve => self.constraints(p.solve, color, ones, begin, end),
-                    Pass::Relax => self.constraints(p.relax, color, ones, begin, end),
-                    Pass::Restitution => {
-                        self.constraints(p.restitution, color, ones, begin, end);
-                    }
+            Work::Constraints { pass, color, ones } => match pass {
+                Pass::WarmStart => self.constraints(&WarmStart, color, ones, begin, end),
+                Pass::Solve => self.constraints(p.solve, color, ones, begin, end),
+                Pass::Relax => self.constraints(p.relax, color, ones, begin, end),
+                Pass::Restitution => {
+                    self.constraints(p.restitution, color, ones, begin, end);
                 }
-            }
+            },
         }
     }
 
-    /// Runs `f` on the moving bodies of body block `block`.
+    /// Runs `f` on the moving bodies among `begin..end`.
     unsafe fn bodies(
         &self,
-        block: usize,
+        begin: usize,
+        end: usize,
         f: impl Fn(&mut super::integrate::BodyState, &BodyMotion),
     ) {
-        let begin = block * BODY_BLOCK;
-        let end = (begin + BODY_BLOCK).min(self.state_count);
         for i in begin..end {
             let motion = &self.motions[i];
             if motion.moves {
