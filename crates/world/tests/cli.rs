@@ -1,45 +1,24 @@
 //! The `carom` binary: outputs, exit statuses and determinism, on small
 //! fixture scenes.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
+use common::binary::{carom, fixture, stderr, stdout, temp_file};
 use serde_json::Value;
 
 /// Bodies in `small.ron`: 2 static, 1 kinematic, 223 dynamic.
 const SMALL_BODIES: usize = 226;
 const SMALL_MOVING: usize = 224;
 
-fn fixture(name: &str) -> String {
-    format!("{}/tests/scenes/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn carom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carom"))
-        .args(args)
-        .output()
-        .expect("the carom binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// Runs carom, expects success, and parses its standard output as JSON.
 fn carom_json(args: &[&str]) -> Value {
     let output = carom(args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     serde_json::from_slice(&output.stdout).expect("standard output is one JSON object")
-}
-
-/// A path in the temporary directory, unique to this test process.
-fn temp_file(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("carom-cli-{}-{name}", std::process::id()))
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! view's mapping, SVG structure, GIF frames and argument checks.
 #![cfg(feature = "render")]
 
+mod common;
+
 use std::f32::consts::{FRAC_PI_2, PI};
 use std::path::Path;
 
@@ -440,28 +442,7 @@ fn colours_spell_as_svg_expects() {
 /// `carom render` through the binary.
 #[cfg(feature = "cli")]
 mod command_line {
-    use std::path::PathBuf;
-    use std::process::{Command, Output};
-
-    fn fixture(name: &str) -> String {
-        format!("{}/tests/scenes/{name}", env!("CARGO_MANIFEST_DIR"))
-    }
-
-    fn carom(args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_carom"))
-            .args(args)
-            .output()
-            .expect("the carom binary runs")
-    }
-
-    fn stderr(output: &Output) -> String {
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    }
-
-    /// A path in the temporary directory, unique to this test process.
-    fn temp_file(name: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("carom-render-{}-{name}", std::process::id()))
-    }
+    use super::common::binary::{carom, fixture, stderr, temp_file};
 
     /// Runs `carom render` on the small fixture for a few steps into `name`,
     /// expects success, and returns the bytes written.

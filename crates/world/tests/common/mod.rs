@@ -1,6 +1,9 @@
 //! Helpers shared by the world tests: small worlds built in code.
 #![allow(dead_code)]
 
+#[cfg(feature = "cli")]
+pub mod binary;
+
 use carom::shapes::{Circle, Segment, Shape, Stadium, Vec2};
 use carom::{BodyDef, BodyHandle, Material, World, WorldSettings};
 
