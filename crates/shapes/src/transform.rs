@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 ///
 /// Keeping `(c, s)` rather than the angle makes applying and composing
 /// rotations a handful of multiplies, and keeps the rotation exactly unit
-/// length after integration (see [`Rot::integrate`]).
+/// length after integration (see [`Rot::integrate`]). The layout is fixed,
+/// `c` then `s`, so a solver may load a rotation as two packed floats.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[repr(C)]
 pub struct Rot {
     /// Cosine of the angle.
     pub c: f32,

@@ -17,6 +17,8 @@
 //! substeps, on as many threads as the pool has, with one fork-join per
 //! step.
 
+#[cfg(target_arch = "x86_64")]
+mod avx;
 mod contact;
 mod integrate;
 mod lanes;
@@ -35,7 +37,7 @@ use crate::settings::WorldSettings;
 use contact::{relative_velocity, tangent, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
 use integrate::{BodyMotion, BodyState, MotionLimits};
-use wide::{gather, velocities, BatchInput, WideConstraint, WidePass, LANES};
+use wide::{BatchInput, WideConstraint, WideLane, WidePass, LANES};
 
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
@@ -447,7 +449,7 @@ fn run_batches<const N: usize, P: WidePass>(
     }
 }
 
-/// [`run_batches_portable`] compiled for processors with AVX2.
+/// [`run_batches_with`] compiled for processors with AVX2, on 256-bit lanes.
 ///
 /// # Safety
 /// The processor must support AVX2.
@@ -459,12 +461,23 @@ unsafe fn run_batches_avx2<const N: usize, P: WidePass>(
     ptr: StatesPtr,
     dynamic: &[bool],
 ) {
-    run_batches_portable(batches, pass, ptr, dynamic);
+    run_batches_with(avx::as_avx(batches), pass, ptr, dynamic);
 }
 
-#[inline(always)]
+/// The baseline build: `f32x8` lanes.
 fn run_batches_portable<const N: usize, P: WidePass>(
     batches: &mut [WideConstraint<N>],
+    pass: &P,
+    ptr: StatesPtr,
+    dynamic: &[bool],
+) {
+    run_batches_with(batches, pass, ptr, dynamic);
+}
+
+/// Gathers each batch's bodies, runs `pass`, and scatters the velocities.
+#[inline(always)]
+fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
+    batches: &mut [WideConstraint<N, L>],
     pass: &P,
     ptr: StatesPtr,
     dynamic: &[bool],
@@ -475,19 +488,11 @@ fn run_batches_portable<const N: usize, P: WidePass>(
         // one batch, and padding lanes and immovable bodies are only read,
         // never written (see `StatesPtr`).
         unsafe {
-            let mut a = gather(&c.a.map(|i| *ptr.at(i)));
-            let mut b = gather(&c.b.map(|i| *ptr.at(i)));
+            let mut a = L::gather(ptr, &c.a);
+            let mut b = L::gather(ptr, &c.b);
             pass.run_wide(c, &mut a, &mut b);
-            for (indices, lanes) in [(c.a, &a), (c.b, &b)] {
-                let [vx, vy, w] = velocities(lanes);
-                for (k, &i) in indices.iter().enumerate() {
-                    if dynamic[i as usize] {
-                        let state = &mut *ptr.at(i);
-                        state.v = Vec2::new(vx[k], vy[k]);
-                        state.w = w[k];
-                    }
-                }
-            }
+            L::scatter(ptr, &c.a, dynamic, &a);
+            L::scatter(ptr, &c.b, dynamic, &b);
         }
     }
 }

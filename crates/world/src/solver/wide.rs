@@ -1,11 +1,18 @@
 //! Constraints solved eight at a time in SIMD lanes.
 //!
 //! Within a graph colour no two constraints share a dynamic body, so eight
-//! constraints with the same number of points can be solved at once: their bodies' states are gathered into `f32x8` lanes, the point
-//! maths of [`super::lanes`] runs on all eight, and the new velocities are
-//! scattered back. A batch that is not full is padded with lanes that point
-//! at an immovable null body and have zero masses, so they apply nothing.
+//! constraints with the same number of points can be solved at once: their
+//! bodies' states are gathered into eight lanes, the point maths of
+//! [`super::lanes`] runs on all eight, and the new velocities are scattered
+//! back. A batch that is not full is padded with lanes that point at an
+//! immovable null body and have zero masses, so they apply nothing.
+//!
+//! Batches are stored as `wide::f32x8` (SSE2 on x86-64). The passes are
+//! generic over the lane type ([`WideLane`]), so on processors with AVX2
+//! the same batches are solved through 256-bit registers
+//! ([`super::avx::Avx8`]), with the same operations and so the same bits.
 
+use glam::Vec2;
 use wide::f32x8;
 
 #[cfg(test)]
@@ -13,26 +20,106 @@ use super::contact::ContactConstraint;
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::BodyState;
 use super::lanes::{self, Lane, PairL, PassL, PointL, StateL, V2};
+use super::StatesPtr;
 
 /// Constraints per batch.
 pub(crate) const LANES: usize = 8;
 
-/// Eight constraints of `N` points each, lane by lane.
+/// Eight constraints of `N` points each, lane by lane, in lane type `L`.
+/// `repr(C)`, so that batches stored as `f32x8` can be viewed with any lane
+/// type of the same size and alignment (see [`super::avx`]).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct WideConstraint<const N: usize> {
+#[repr(C)]
+pub(crate) struct WideConstraint<const N: usize, L = f32x8> {
     pub a: [u32; LANES],
     pub b: [u32; LANES],
-    pair: PairL<f32x8>,
-    points: [PointL<f32x8>; N],
-    friction: f32x8,
-    restitution: f32x8,
+    pair: PairL<L>,
+    points: [PointL<L>; N],
+    friction: L,
+    restitution: L,
     /// 1 where the pair has an immovable body, else 0.
-    stiff: f32x8,
-    approach_speed: [f32x8; N],
+    stiff: L,
+    approach_speed: [L; N],
     /// 1 where the approach speed is final for the step, else 0.
-    recorded: [f32x8; N],
+    recorded: [L; N],
     /// 1 where the point has pushed this step, else 0.
-    pushed: [f32x8; N],
+    pushed: [L; N],
+}
+
+/// A lane type the batched passes run on, with its own way of moving body
+/// states in and out of lanes.
+pub(crate) trait WideLane: Lane {
+    /// Whether any lane is greater than zero.
+    fn any_positive(self) -> bool;
+
+    /// The states of bodies `indices`, lane by lane.
+    ///
+    /// # Safety
+    /// Every index must be a state of the buffer `states` points into.
+    unsafe fn gather(states: StatesPtr, indices: &[u32; LANES]) -> StateL<Self>;
+
+    /// Writes the velocities of `lanes` back into the states of the bodies
+    /// among `indices` that are dynamic; the other fields are left as they
+    /// were gathered.
+    ///
+    /// # Safety
+    /// As for [`WideLane::gather`], and no other thread may access the
+    /// dynamic bodies' states meanwhile.
+    unsafe fn scatter(
+        states: StatesPtr,
+        indices: &[u32; LANES],
+        dynamic: &[bool],
+        lanes: &StateL<Self>,
+    );
+}
+
+impl WideLane for f32x8 {
+    #[inline(always)]
+    fn any_positive(self) -> bool {
+        self.simd_gt(f32x8::ZERO).any()
+    }
+
+    #[inline(always)]
+    unsafe fn gather(states: StatesPtr, indices: &[u32; LANES]) -> StateL<f32x8> {
+        // SAFETY: the caller passes indices of the buffer.
+        let states = indices.map(|i| unsafe { *states.at(i) });
+        let lane = |get: fn(&BodyState) -> f32| f32x8::new(states.each_ref().map(get));
+        StateL {
+            v: V2 {
+                x: lane(|s| s.v.x),
+                y: lane(|s| s.v.y),
+            },
+            w: lane(|s| s.w),
+            dp: V2 {
+                x: lane(|s| s.dp.x),
+                y: lane(|s| s.dp.y),
+            },
+            dq_c: lane(|s| s.dq.c),
+            dq_s: lane(|s| s.dq.s),
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn scatter(
+        states: StatesPtr,
+        indices: &[u32; LANES],
+        dynamic: &[bool],
+        lanes: &StateL<f32x8>,
+    ) {
+        let (vx, vy, w) = (
+            lanes.v.x.to_array(),
+            lanes.v.y.to_array(),
+            lanes.w.to_array(),
+        );
+        for (k, &i) in indices.iter().enumerate() {
+            if dynamic[i as usize] {
+                // SAFETY: the caller owns the dynamic bodies' states.
+                let state = unsafe { &mut *states.at(i) };
+                state.v = Vec2::new(vx[k], vy[k]);
+                state.w = w[k];
+            }
+        }
+    }
 }
 
 /// Lanes of `f32` read from each constraint by `get`.
@@ -257,52 +344,23 @@ impl<const N: usize> WideConstraint<N> {
     }
 }
 
-/// Gathers the states of eight bodies into lanes.
-#[inline(always)]
-pub(crate) fn gather(states: &[BodyState; LANES]) -> StateL<f32x8> {
-    let lane = |get: fn(&BodyState) -> f32| f32x8::new(states.each_ref().map(get));
-    StateL {
-        v: V2 {
-            x: lane(|s| s.v.x),
-            y: lane(|s| s.v.y),
-        },
-        w: lane(|s| s.w),
-        dp: V2 {
-            x: lane(|s| s.dp.x),
-            y: lane(|s| s.dp.y),
-        },
-        dq_c: lane(|s| s.dq.c),
-        dq_s: lane(|s| s.dq.s),
-    }
-}
-
-/// The velocities of each lane, ready to write back: `(vx, vy, w)`.
-#[inline(always)]
-pub(crate) fn velocities(lanes: &StateL<f32x8>) -> [[f32; LANES]; 3] {
-    [
-        lanes.v.x.to_array(),
-        lanes.v.y.to_array(),
-        lanes.w.to_array(),
-    ]
-}
-
 /// A solver pass over a batch of eight.
 pub(crate) trait WidePass: Sync {
-    fn run_wide<const N: usize>(
+    fn run_wide<const N: usize, L: WideLane>(
         &self,
-        c: &mut WideConstraint<N>,
-        a: &mut StateL<f32x8>,
-        b: &mut StateL<f32x8>,
+        c: &mut WideConstraint<N, L>,
+        a: &mut StateL<L>,
+        b: &mut StateL<L>,
     );
 }
 
 impl WidePass for WarmStart {
     #[inline(always)]
-    fn run_wide<const N: usize>(
+    fn run_wide<const N: usize, L: WideLane>(
         &self,
-        c: &mut WideConstraint<N>,
-        a: &mut StateL<f32x8>,
-        b: &mut StateL<f32x8>,
+        c: &mut WideConstraint<N, L>,
+        a: &mut StateL<L>,
+        b: &mut StateL<L>,
     ) {
         for p in &c.points {
             lanes::warm_start(&c.pair, p, a, b);
@@ -312,23 +370,23 @@ impl WidePass for WarmStart {
 
 impl WidePass for Solve {
     #[inline(always)]
-    fn run_wide<const N: usize>(
+    fn run_wide<const N: usize, L: WideLane>(
         &self,
-        c: &mut WideConstraint<N>,
-        a: &mut StateL<f32x8>,
-        b: &mut StateL<f32x8>,
+        c: &mut WideConstraint<N, L>,
+        a: &mut StateL<L>,
+        b: &mut StateL<L>,
     ) {
         let (soft, stiff) = (self.lane(false), self.lane(true));
-        let pick = |s: f32, t: f32| c.stiff.if_positive(f32x8::splat(t), f32x8::splat(s));
+        let pick = |s: f32, t: f32| c.stiff.if_positive(L::splat(t), L::splat(s));
         let pass = PassL {
-            inv_h: f32x8::splat(soft.inv_h),
-            push_speed: f32x8::splat(soft.push_speed),
+            inv_h: L::splat(soft.inv_h),
+            push_speed: L::splat(soft.push_speed),
             bias_rate: pick(soft.bias_rate, stiff.bias_rate),
             mass_scale: pick(soft.mass_scale, stiff.mass_scale),
             impulse_scale: pick(soft.impulse_scale, stiff.impulse_scale),
             use_bias: self.use_bias,
         };
-        let one = f32x8::splat(1.0);
+        let one = L::splat(1.0);
         for k in 0..N {
             let (applied, vn) = lanes::solve_normal(&c.pair, &mut c.points[k], a, b, &pass);
             // Where the point pushed for the first time, its normal velocity
@@ -348,23 +406,23 @@ impl WidePass for Solve {
 
 impl WidePass for Restitution {
     #[inline(always)]
-    fn run_wide<const N: usize>(
+    fn run_wide<const N: usize, L: WideLane>(
         &self,
-        c: &mut WideConstraint<N>,
-        a: &mut StateL<f32x8>,
-        b: &mut StateL<f32x8>,
+        c: &mut WideConstraint<N, L>,
+        a: &mut StateL<L>,
+        b: &mut StateL<L>,
     ) {
-        let zero = f32x8::ZERO;
-        let one = f32x8::splat(1.0);
+        let zero = L::splat(0.0);
+        let one = L::splat(1.0);
         for k in 0..N {
             // Bounce where e > 0, the point pushed, and it struck faster
             // than the threshold: −threshold − v_approach > 0.
-            let fast = -f32x8::splat(self.ctx.restitution_threshold) - c.approach_speed[k];
+            let fast = -L::splat(self.ctx.restitution_threshold) - c.approach_speed[k];
             let mask = c.restitution.if_positive(
                 c.pushed[k].if_positive(fast.if_positive(one, zero), zero),
                 zero,
             );
-            if mask.to_array() == [0.0; LANES] {
+            if !mask.any_positive() {
                 continue;
             }
             let (old_a, old_b) = (*a, *b);
@@ -487,23 +545,67 @@ mod tests {
             scalar_states[ib] = b;
         }
 
-        // Eight at once.
+        // Eight at once, on each lane type this processor can run.
         let mut batch = WideConstraint::pack(&constraints, 0);
-        let gather_side = |idx: [u32; LANES]| gather(&idx.map(|i| states[i as usize]));
-        let (mut a, mut b) = (gather_side(batch.a), gather_side(batch.b));
-        WarmStart.run_wide(&mut batch, &mut a, &mut b);
-        Solve {
-            ctx,
-            use_bias: true,
-        }
-        .run_wide(&mut batch, &mut a, &mut b);
-        Solve {
-            ctx,
-            use_bias: false,
-        }
-        .run_wide(&mut batch, &mut a, &mut b);
-        Restitution { ctx }.run_wide(&mut batch, &mut a, &mut b);
+        let mut wide_states = states.clone();
+        run_all_passes(&mut batch, &mut wide_states, ctx);
+        assert_same_bits(&batch, &wide_states, &scalar, &scalar_states);
 
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[target_feature(enable = "avx2")]
+            unsafe fn on_avx(
+                batch: &mut WideConstraint<1>,
+                states: &mut [BodyState],
+                ctx: SolveContext,
+            ) {
+                let batches = crate::solver::avx::as_avx(std::slice::from_mut(batch));
+                run_all_passes(&mut batches[0], states, ctx);
+            }
+            let mut batch = WideConstraint::pack(&constraints, 0);
+            let mut avx_states = states.clone();
+            // SAFETY: the processor has AVX2.
+            unsafe { on_avx(&mut batch, &mut avx_states, ctx) };
+            assert_same_bits(&batch, &avx_states, &scalar, &scalar_states);
+        }
+    }
+
+    /// Warm start, solve, relax and restitution on one batch, every body
+    /// dynamic.
+    #[inline(always)]
+    fn run_all_passes<L: WideLane>(
+        batch: &mut WideConstraint<1, L>,
+        states: &mut [BodyState],
+        ctx: SolveContext,
+    ) {
+        let ptr = StatesPtr(states.as_mut_ptr());
+        let dynamic = vec![true; states.len()];
+        // SAFETY: the batch indexes `states`, and nothing else touches it.
+        unsafe {
+            let (mut a, mut b) = (L::gather(ptr, &batch.a), L::gather(ptr, &batch.b));
+            WarmStart.run_wide(batch, &mut a, &mut b);
+            Solve {
+                ctx,
+                use_bias: true,
+            }
+            .run_wide(batch, &mut a, &mut b);
+            Solve {
+                ctx,
+                use_bias: false,
+            }
+            .run_wide(batch, &mut a, &mut b);
+            Restitution { ctx }.run_wide(batch, &mut a, &mut b);
+            L::scatter(ptr, &batch.a, &dynamic, &a);
+            L::scatter(ptr, &batch.b, &dynamic, &b);
+        }
+    }
+
+    fn assert_same_bits(
+        batch: &WideConstraint<1>,
+        states: &[BodyState],
+        scalar: &[ContactConstraint<1>],
+        scalar_states: &[BodyState],
+    ) {
         let (normal, tangent) = batch.impulses(0);
         for k in 0..LANES {
             let p = &scalar[k].points[0];
@@ -517,13 +619,14 @@ mod tests {
                 p.tangent_impulse.to_bits(),
                 "tangent impulse, lane {k}"
             );
-            for (lanes, index) in [(&a, batch.a[k]), (&b, batch.b[k])] {
-                let [vx, vy, w] = velocities(lanes);
-                let expected = scalar_states[index as usize];
-                assert_eq!(vx[k].to_bits(), expected.v.x.to_bits(), "vx, lane {k}");
-                assert_eq!(vy[k].to_bits(), expected.v.y.to_bits(), "vy, lane {k}");
-                assert_eq!(w[k].to_bits(), expected.w.to_bits(), "w, lane {k}");
-            }
+        }
+        for (i, (got, expected)) in states.iter().zip(scalar_states).enumerate() {
+            assert_eq!(got.v.x.to_bits(), expected.v.x.to_bits(), "vx, body {i}");
+            assert_eq!(got.v.y.to_bits(), expected.v.y.to_bits(), "vy, body {i}");
+            assert_eq!(got.w.to_bits(), expected.w.to_bits(), "w, body {i}");
+            assert_eq!(got.dp, expected.dp, "dp, body {i}");
+            assert_eq!(got.dq, expected.dq, "dq, body {i}");
+            assert_eq!(got.da.to_bits(), expected.da.to_bits(), "da, body {i}");
         }
     }
 }

@@ -1,0 +1,207 @@
+//! Eight lanes in one 256-bit AVX register, for processors with AVX2.
+//!
+//! `wide::f32x8` is compiled for the baseline x86-64 target (SSE2), so it
+//! works as two 128-bit halves even inside a function compiled for AVX2.
+//! [`Avx8`] is the same eight lanes in one `__m256`: half the arithmetic
+//! instructions, and body states moved in and out of lanes with two 4×4
+//! transposes instead of one scalar load per lane and field.
+//!
+//! Every operation matches its `f32x8` counterpart bit for bit: the same
+//! IEEE add, subtract and multiply, `neg` as a sign flip, `max`/`min` with
+//! the `maxps`/`minps` rule, and selects on `> 0`. So a batch gives the same
+//! result on either path, which the tests check.
+//!
+//! Values of [`Avx8`] are only made inside functions compiled with
+//! `#[target_feature(enable = "avx2")]`, which are entered only after
+//! run-time detection (see [`super::Isa`]); that is what makes the
+//! intrinsic calls below sound.
+
+use std::arch::x86_64::*;
+use std::ops::{Add, Mul, Neg, Sub};
+
+use wide::f32x8;
+
+use super::lanes::{Lane, StateL, V2};
+use super::wide::{WideConstraint, WideLane, LANES};
+use super::StatesPtr;
+
+/// Eight `f32` lanes in one AVX register.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Avx8(__m256);
+
+// `WideConstraint<N, Avx8>` is a view of `WideConstraint<N, f32x8>`.
+const _: () = {
+    assert!(std::mem::size_of::<Avx8>() == std::mem::size_of::<f32x8>());
+    assert!(std::mem::align_of::<Avx8>() == std::mem::align_of::<f32x8>());
+};
+
+/// Views batches stored as `f32x8` as batches of [`Avx8`].
+#[inline(always)]
+pub(crate) fn as_avx<const N: usize>(
+    batches: &mut [WideConstraint<N>],
+) -> &mut [WideConstraint<N, Avx8>] {
+    // SAFETY: `WideConstraint` is `repr(C)` and generic only in its lane
+    // type; `f32x8` and `Avx8` are both eight `f32` in lane order with the
+    // same size and alignment (asserted above), and every bit pattern is
+    // valid for both.
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            batches.as_mut_ptr().cast::<WideConstraint<N, Avx8>>(),
+            batches.len(),
+        )
+    }
+}
+
+impl Add for Avx8 {
+    type Output = Avx8;
+    #[inline(always)]
+    fn add(self, o: Avx8) -> Avx8 {
+        // SAFETY (this and every intrinsic below): AVX is available, see
+        // the module docs.
+        Avx8(unsafe { _mm256_add_ps(self.0, o.0) })
+    }
+}
+
+impl Sub for Avx8 {
+    type Output = Avx8;
+    #[inline(always)]
+    fn sub(self, o: Avx8) -> Avx8 {
+        Avx8(unsafe { _mm256_sub_ps(self.0, o.0) })
+    }
+}
+
+impl Mul for Avx8 {
+    type Output = Avx8;
+    #[inline(always)]
+    fn mul(self, o: Avx8) -> Avx8 {
+        Avx8(unsafe { _mm256_mul_ps(self.0, o.0) })
+    }
+}
+
+impl Neg for Avx8 {
+    type Output = Avx8;
+    /// Flips the sign bit, as `f32x8` does.
+    #[inline(always)]
+    fn neg(self) -> Avx8 {
+        Avx8(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
+    }
+}
+
+impl Lane for Avx8 {
+    #[inline(always)]
+    fn splat(v: f32) -> Avx8 {
+        Avx8(unsafe { _mm256_set1_ps(v) })
+    }
+    /// `self > other ? self : other` per lane.
+    #[inline(always)]
+    fn max(self, other: Avx8) -> Avx8 {
+        Avx8(unsafe { _mm256_max_ps(self.0, other.0) })
+    }
+    /// `self < other ? self : other` per lane.
+    #[inline(always)]
+    fn min(self, other: Avx8) -> Avx8 {
+        Avx8(unsafe { _mm256_min_ps(self.0, other.0) })
+    }
+    #[inline(always)]
+    fn if_positive(self, yes: Avx8, no: Avx8) -> Avx8 {
+        unsafe {
+            let positive = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps());
+            Avx8(_mm256_blendv_ps(no.0, yes.0, positive))
+        }
+    }
+}
+
+/// Transposes four rows of two 4-lane halves each, within each half: row
+/// `r` of the input holds `(x_r0, x_r1, x_r2, x_r3 | y_r0, …, y_r3)`, and
+/// output `k` holds `(x_0k, x_1k, x_2k, x_3k | y_0k, …, y_3k)`. Applied to
+/// the halves of eight body states this gives one field of all eight bodies
+/// per output; applied again it gives the states back.
+#[inline(always)]
+fn transpose_halves(rows: [__m256; 4]) -> [__m256; 4] {
+    unsafe {
+        let t0 = _mm256_unpacklo_ps(rows[0], rows[1]);
+        let t1 = _mm256_unpackhi_ps(rows[0], rows[1]);
+        let t2 = _mm256_unpacklo_ps(rows[2], rows[3]);
+        let t3 = _mm256_unpackhi_ps(rows[2], rows[3]);
+        [
+            _mm256_shuffle_ps::<0x44>(t0, t2),
+            _mm256_shuffle_ps::<0xEE>(t0, t2),
+            _mm256_shuffle_ps::<0x44>(t1, t3),
+            _mm256_shuffle_ps::<0xEE>(t1, t3),
+        ]
+    }
+}
+
+impl WideLane for Avx8 {
+    #[inline(always)]
+    fn any_positive(self) -> bool {
+        unsafe {
+            let positive = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps());
+            _mm256_movemask_ps(positive) != 0
+        }
+    }
+
+    /// Loads each state as two 16-byte halves; row `r` pairs body `r` with
+    /// body `r + 4`, so one in-half transpose per half lays the fields out
+    /// in lane order.
+    #[inline(always)]
+    unsafe fn gather(states: StatesPtr, indices: &[u32; LANES]) -> StateL<Avx8> {
+        // SAFETY: the caller passes indices of the buffer; a state is eight
+        // `f32` (see `BodyState`).
+        unsafe {
+            let half = |k: usize, offset: usize| {
+                _mm_loadu_ps(states.at(indices[k]).cast::<f32>().add(offset))
+            };
+            let rows = |offset: usize| {
+                std::array::from_fn(|r| {
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(half(r, offset)),
+                        half(r + 4, offset),
+                    )
+                })
+            };
+            let [vx, vy, w, dpx] = transpose_halves(rows(0));
+            let [dpy, dq_c, dq_s, _] = transpose_halves(rows(4));
+            StateL {
+                v: V2 {
+                    x: Avx8(vx),
+                    y: Avx8(vy),
+                },
+                w: Avx8(w),
+                dp: V2 {
+                    x: Avx8(dpx),
+                    y: Avx8(dpy),
+                },
+                dq_c: Avx8(dq_c),
+                dq_s: Avx8(dq_s),
+            }
+        }
+    }
+
+    /// Writes back the first half of each dynamic state, `(v.x, v.y, w,
+    /// dp.x)`; `dp.x` is unchanged since the gather.
+    #[inline(always)]
+    unsafe fn scatter(
+        states: StatesPtr,
+        indices: &[u32; LANES],
+        dynamic: &[bool],
+        lanes: &StateL<Avx8>,
+    ) {
+        let rows = transpose_halves([lanes.v.x.0, lanes.v.y.0, lanes.w.0, lanes.dp.x.0]);
+        // SAFETY: the caller owns the dynamic bodies' states.
+        unsafe {
+            for (r, row) in rows.iter().enumerate() {
+                for (k, half) in [
+                    (r, _mm256_castps256_ps128(*row)),
+                    (r + 4, _mm256_extractf128_ps::<1>(*row)),
+                ] {
+                    let i = indices[k];
+                    if dynamic[i as usize] {
+                        _mm_storeu_ps(states.at(i).cast::<f32>(), half);
+                    }
+                }
+            }
+        }
+    }
+}
