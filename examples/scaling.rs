@@ -3,9 +3,11 @@
 //! Steps circle piles of growing size (`Scene::circle_pile`: the same depth
 //! at every size, so the work per body is constant), times each step after
 //! a warm-up, and writes `docs/scaling.csv` and the plot `docs/scaling.svg`
-//! of median time per step against body count. It also reports the peak
-//! resident memory per body of the largest run. Sleeping is off, so every
-//! step does the full work of the pile.
+//! of median time per step against body count, with the peak resident
+//! memory per body of each size. Each size runs in a fresh process (this
+//! program calls itself with `--size N`), so that one world's heap does not
+//! shape the next one's timings or memory. Sleeping is off, so every step
+//! does the full work of the pile.
 //!
 //! ```text
 //! cargo run --release --example scaling -- [--max 100000] [--threads 1] [--out docs/scaling]
@@ -27,6 +29,8 @@ struct Options {
     max: u32,
     threads: usize,
     out: String,
+    /// Measure this one size and print `ms_per_step peak_bytes`.
+    size: Option<u32>,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -34,6 +38,7 @@ fn parse_options() -> Result<Options, String> {
         max: 100_000,
         threads: 1,
         out: String::from("docs/scaling"),
+        size: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -44,6 +49,7 @@ fn parse_options() -> Result<Options, String> {
                 options.threads = value.parse().map_err(|e| format!("--threads: {e}"))?
             }
             "--out" => options.out = value,
+            "--size" => options.size = Some(value.parse().map_err(|e| format!("--size: {e}"))?),
             _ => return Err(format!("unknown option {flag}")),
         }
     }
@@ -112,6 +118,34 @@ fn plot(points: &[(u32, f64)], path: &str) -> Result<(), Box<dyn std::error::Err
     Ok(())
 }
 
+/// Runs one size in a fresh copy of this program: (ms per step, peak bytes).
+fn measure_in_child(count: u32, threads: usize) -> Result<(f64, u64), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let output = std::process::Command::new(exe)
+        .args([
+            "--size",
+            &count.to_string(),
+            "--threads",
+            &threads.to_string(),
+        ])
+        .output()
+        .map_err(|e| format!("cannot run the {count}-body measurement: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut fields = text.split_whitespace();
+    match (fields.next().map(str::parse), fields.next().map(str::parse)) {
+        (Some(Ok(ms)), Some(Ok(bytes))) if output.status.success() => Ok((ms, bytes)),
+        _ => Err(format!(
+            "the {count}-body measurement failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )),
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1);
+}
+
 fn main() {
     let options = match parse_options() {
         Ok(o) => o,
@@ -120,38 +154,40 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
-        .build()
-        .expect("thread pool");
-    let mut points = Vec::new();
-    let mut csv = String::from("bodies,threads,median_ms_per_step,us_per_body_step\n");
-    for &count in SIZES.iter().filter(|&&n| n <= options.max) {
+    if let Some(count) = options.size {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .build()
+            .expect("thread pool");
         let ms = pool.install(|| median_step_ms(count));
+        println!("{ms} {}", peak_memory_bytes().unwrap_or(0));
+        return;
+    }
+    let mut points = Vec::new();
+    let mut csv =
+        String::from("bodies,threads,median_ms_per_step,us_per_body_step,peak_bytes_per_body\n");
+    for &count in SIZES.iter().filter(|&&n| n <= options.max) {
+        let (ms, peak) = measure_in_child(count, options.threads).unwrap_or_else(|e| fail(&e));
         let per_body_us = 1e3 * ms / count as f64;
-        println!("{count:>7} bodies: {ms:8.3} ms/step, {per_body_us:.3} µs per body-step");
+        let per_body_bytes = peak as f64 / count as f64;
+        println!(
+            "{count:>7} bodies: {ms:8.3} ms/step, {per_body_us:.3} µs per body-step, \
+             peak memory {:.1} MB ({per_body_bytes:.0} bytes per body)",
+            peak as f64 / 1e6
+        );
         csv.push_str(&format!(
-            "{count},{},{ms:.4},{per_body_us:.5}\n",
+            "{count},{},{ms:.4},{per_body_us:.5},{per_body_bytes:.0}\n",
             options.threads
         ));
         points.push((count, ms));
     }
-    if let (Some(bytes), Some(&(count, _))) = (peak_memory_bytes(), points.last()) {
-        println!(
-            "peak memory {:.1} MB, {:.0} bytes per body at {count} bodies",
-            bytes as f64 / 1e6,
-            bytes as f64 / count as f64
-        );
-    }
     let csv_path = format!("{}.csv", options.out);
     let svg_path = format!("{}.svg", options.out);
     if let Err(e) = std::fs::write(&csv_path, csv) {
-        eprintln!("error: cannot write {csv_path}: {e}");
-        std::process::exit(1);
+        fail(&format!("cannot write {csv_path}: {e}"));
     }
     if let Err(e) = plot(&points, &svg_path) {
-        eprintln!("error: cannot draw {svg_path}: {e}");
-        std::process::exit(1);
+        fail(&format!("cannot draw {svg_path}: {e}"));
     }
     println!("wrote {csv_path} and {svg_path}");
 }

@@ -13,11 +13,14 @@
 //! list. A new contact between a moving body and a sleeping one asks for the
 //! sleeping body's island to wake.
 
+use std::mem::MaybeUninit;
+
 use carom_narrowphase::{collide, ContactManifold, FeatureId};
 use rayon::prelude::*;
 
 use crate::body::{Body, Material};
 use crate::broadphase::Pair;
+use crate::buffer::refill;
 use crate::collider::Collider;
 
 /// Pairs handed to one task when computing manifolds.
@@ -46,9 +49,57 @@ pub(crate) struct Contact {
 }
 
 impl Contact {
+    /// A placeholder with no points.
+    const NONE: Contact = Contact {
+        shape_a: 0,
+        shape_b: 0,
+        body_a: 0,
+        body_b: 0,
+        manifold: ContactManifold::EMPTY,
+        impulses: [PointImpulse {
+            normal: 0.0,
+            tangent: 0.0,
+        }; 2],
+        friction: 0.0,
+        restitution: 0.0,
+    };
+
     #[inline]
     fn key(&self) -> u64 {
         ((self.shape_a as u64) << 32) | self.shape_b as u64
+    }
+}
+
+/// What warm starting needs of a last-step contact: its pair and its
+/// points' feature ids and impulses. 32 bytes against a contact's 88, so
+/// keeping last step's impulses costs little while the new contacts are
+/// written over the old.
+#[derive(Debug, Clone, Copy)]
+struct WarmStart {
+    key: u64,
+    ids: [FeatureId; 2],
+    count: u16,
+    impulses: [PointImpulse; 2],
+}
+
+impl WarmStart {
+    fn of(contact: &Contact) -> WarmStart {
+        let [p, q] = contact.manifold.points;
+        WarmStart {
+            key: contact.key(),
+            ids: [p.id, q.id],
+            count: contact.manifold.count as u16,
+            impulses: contact.impulses,
+        }
+    }
+
+    /// The impulse kept for the point with feature `id`, if any.
+    fn impulse_of(&self, id: FeatureId) -> Option<PointImpulse> {
+        let count = self.count as usize;
+        self.ids[..count]
+            .iter()
+            .position(|&i| i == id)
+            .map(|k| self.impulses[k])
     }
 }
 
@@ -59,8 +110,10 @@ pub(crate) struct ContactSet {
     /// Last step's contacts among bodies that cannot move, kept aside while
     /// `contacts` is rebuilt.
     frozen: Vec<Contact>,
-    /// Per chunk of pairs: its contacts and the sleeping bodies they touch.
-    chunks: Vec<(Vec<Contact>, Vec<u32>)>,
+    /// Last step's impulses, sorted by pair, while `contacts` is rebuilt.
+    warm: Vec<WarmStart>,
+    /// Per chunk of pairs: the sleeping bodies its new contacts touch.
+    chunk_wakes: Vec<Vec<u32>>,
     /// Sleeping bodies that a moving body touched this step.
     to_wake: Vec<u32>,
 }
@@ -119,6 +172,10 @@ impl ContactSet {
     /// Recomputes the manifolds of `pairs` and carries over the impulses of
     /// points that persist. With `any_sleeping`, last step's contacts among
     /// bodies that cannot move are kept as they were.
+    ///
+    /// The new contacts are written over the old ones, one slot per pair,
+    /// then the pairs left without a point are squeezed out: one list is
+    /// kept, and only a compact copy of last step's impulses beside it.
     pub fn update(
         &mut self,
         pairs: &[Pair],
@@ -128,49 +185,64 @@ impl ContactSet {
         dt: f32,
         any_sleeping: bool,
     ) {
-        let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
-        self.chunks.resize_with(chunks, Default::default);
-        let previous = &self.contacts;
-        self.chunks
-            .par_iter_mut()
-            .zip(pairs.par_chunks(MANIFOLD_CHUNK))
-            .for_each(|((out, wake), pairs)| {
-                out.clear();
-                wake.clear();
-                out.extend(
-                    pairs
-                        .iter()
-                        .filter_map(|&pair| new_contact(pair, bodies, colliders, margin, dt)),
-                );
-                warm_start_from(out, previous);
-                if any_sleeping {
-                    wake.extend(out.iter().flat_map(|c| sleeping_side(c, bodies)));
-                }
-            });
-        // The new contacts replace the old in place (one list, not two, is
-        // kept between steps); the frozen ones are set aside first.
+        refill(&mut self.warm, self.contacts.len());
+        self.warm.extend(self.contacts.iter().map(WarmStart::of));
         self.frozen.clear();
         if any_sleeping {
             let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
             self.frozen.extend(frozen);
         }
-        self.contacts.clear();
-        self.to_wake.clear();
-        let mut frozen = self.frozen.iter().copied().peekable();
-        for (chunk, wake) in &self.chunks[..chunks] {
-            if !any_sleeping {
-                self.contacts.extend_from_slice(chunk);
-                continue;
-            }
-            for c in chunk {
-                while let Some(f) = frozen.next_if(|f| f.key() < c.key()) {
-                    self.contacts.push(f);
+        refill(&mut self.contacts, pairs.len());
+        let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
+        self.chunk_wakes.resize_with(chunks, Vec::new);
+        let warm = &self.warm;
+        self.contacts.spare_capacity_mut()[..pairs.len()]
+            .par_chunks_mut(MANIFOLD_CHUNK)
+            .zip(pairs.par_chunks(MANIFOLD_CHUNK))
+            .zip(self.chunk_wakes.par_iter_mut())
+            .for_each(|((slots, pairs), wake)| {
+                for (slot, &pair) in slots.iter_mut().zip(pairs) {
+                    slot.write(new_contact(pair, bodies, colliders, margin, dt));
                 }
-                self.contacts.push(*c);
-            }
+                // SAFETY: every slot of this chunk was written just above.
+                let slots =
+                    unsafe { &mut *(slots as *mut [MaybeUninit<Contact>] as *mut [Contact]) };
+                warm_start_from(slots, warm);
+                wake.clear();
+                if any_sleeping {
+                    let touching = slots.iter().filter(|c| !c.manifold.is_empty());
+                    wake.extend(touching.flat_map(|c| sleeping_side(c, bodies)));
+                }
+            });
+        // SAFETY: the loop above wrote each of the first `pairs.len()` slots
+        // (one per pair), and `Contact` is plain data.
+        unsafe { self.contacts.set_len(pairs.len()) };
+        self.contacts.retain(|c| !c.manifold.is_empty());
+        merge_sorted(&mut self.contacts, &self.frozen);
+        self.to_wake.clear();
+        for wake in &self.chunk_wakes[..chunks] {
             self.to_wake.extend_from_slice(wake);
         }
-        self.contacts.extend(frozen);
+    }
+}
+
+/// Merges `extra` into `list`, both sorted by pair, from the back, in place.
+fn merge_sorted(list: &mut Vec<Contact>, extra: &[Contact]) {
+    if extra.is_empty() {
+        return;
+    }
+    let mut live = list.len();
+    list.resize(live + extra.len(), Contact::NONE);
+    let mut rest = extra.len();
+    for slot in (0..list.len()).rev() {
+        let take_extra = rest > 0 && (live == 0 || extra[rest - 1].key() > list[live - 1].key());
+        list[slot] = if take_extra {
+            rest -= 1;
+            extra[rest]
+        } else {
+            live -= 1;
+            list[live]
+        };
     }
 }
 
@@ -194,7 +266,7 @@ fn sleeping_side(contact: &Contact, bodies: &[Body]) -> Option<u32> {
     }
 }
 
-/// The contact of one pair, or `None` when no point needs a constraint.
+/// The contact of one pair, with no points when none needs a constraint.
 ///
 /// A point is kept when its gap could close within the step: `s ≤ margin +
 /// (|v_A(p)| + |v_B(p)|)·dt`, with the velocities of both bodies at the
@@ -212,17 +284,14 @@ fn new_contact(
     colliders: &[Collider],
     margin: f32,
     dt: f32,
-) -> Option<Contact> {
+) -> Contact {
     let ca = &colliders[pair.a as usize];
     let cb = &colliders[pair.b as usize];
     let (ba, bb) = (&bodies[ca.body as usize], &bodies[cb.body as usize]);
     let reach = margin + ba.motion_bound(dt) + bb.motion_bound(dt);
     let mut manifold = collide(&ca.shape, &ba.transform, &cb.shape, &bb.transform, reach);
     keep_reachable_points(&mut manifold, ba, bb, margin, dt);
-    if manifold.is_empty() {
-        return None;
-    }
-    Some(Contact {
+    Contact {
         shape_a: pair.a,
         shape_b: pair.b,
         body_a: ca.body,
@@ -231,7 +300,7 @@ fn new_contact(
         impulses: [PointImpulse::default(); 2],
         friction: Material::mix_friction(ca.material.friction, cb.material.friction),
         restitution: Material::mix_restitution(ca.material.restitution, cb.material.restitution),
-    })
+    }
 }
 
 /// Drops points whose gap neither body could close this step at its
@@ -259,34 +328,24 @@ fn keep_reachable_points(manifold: &mut ContactManifold, a: &Body, b: &Body, mar
 /// pair and feature id. Both lists are sorted by pair, so a binary search
 /// for the first key and one merge pass find every match; each chunk of
 /// new contacts does this on its own, in parallel.
-fn warm_start_from(current: &mut [Contact], previous: &[Contact]) {
+fn warm_start_from(current: &mut [Contact], previous: &[WarmStart]) {
     let Some(first) = current.first() else {
         return;
     };
     // Start the merge where this run of keys begins in `previous`.
-    let mut j = previous.partition_point(|p| p.key() < first.key());
-    for c in current.iter_mut() {
+    let mut j = previous.partition_point(|p| p.key < first.key());
+    for c in current.iter_mut().filter(|c| !c.manifold.is_empty()) {
         let key = c.key();
-        while j < previous.len() && previous[j].key() < key {
+        while j < previous.len() && previous[j].key < key {
             j += 1;
         }
-        if j < previous.len() && previous[j].key() == key {
+        if j < previous.len() && previous[j].key == key {
             let old = &previous[j];
             for k in 0..c.manifold.count {
-                let id = c.manifold.points[k].id;
-                if let Some(impulse) = find_impulse(old, id) {
+                if let Some(impulse) = old.impulse_of(c.manifold.points[k].id) {
                     c.impulses[k] = impulse;
                 }
             }
         }
     }
-}
-
-fn find_impulse(contact: &Contact, id: FeatureId) -> Option<PointImpulse> {
-    contact
-        .manifold
-        .points()
-        .iter()
-        .position(|p| p.id == id)
-        .map(|k| contact.impulses[k])
 }

@@ -26,6 +26,7 @@
 
 mod body;
 mod broadphase;
+mod buffer;
 mod ccd;
 mod collider;
 mod contacts;

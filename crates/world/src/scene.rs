@@ -162,6 +162,9 @@ impl Scene {
         self.validate()?;
         let mut world = World::new(self.world_settings())
             .map_err(|e| self.invalid(String::from("scene"), e.to_string()))?;
+        // `validate` bounds the counts, so they fit in memory sizes.
+        let summary = self.summary();
+        world.reserve(summary.bodies() as usize, summary.shapes() as usize);
         for placed in self.expand() {
             add_placed(&mut world, &placed)
                 .map_err(|e| self.invalid(placed.source.to_string(), e.to_string()))?;

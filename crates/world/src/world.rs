@@ -151,6 +151,16 @@ impl World {
         Ok(())
     }
 
+    /// Makes room for at least `bodies` more bodies and `shapes` more shapes,
+    /// so that adding them does not grow the world's arrays step by step
+    /// (which can leave up to half of each array unused).
+    pub fn reserve(&mut self, bodies: usize, shapes: usize) {
+        self.bodies.reserve_exact(bodies);
+        self.body_slots.reserve(bodies);
+        self.colliders.reserve_exact(shapes);
+        self.shape_slots.reserve(shapes);
+    }
+
     /// Adds a body with no shapes yet.
     pub fn create_body(&mut self, def: BodyDef) -> Result<BodyHandle, WorldError> {
         def.validate()?;

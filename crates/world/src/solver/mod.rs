@@ -30,6 +30,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
+use crate::buffer::{refill, refill_with};
 use crate::contacts::{Contact, ContactSet, PointImpulse};
 use crate::graph::Coloring;
 use crate::settings::WorldSettings;
@@ -197,19 +198,21 @@ impl Solver {
     /// Copies body velocities into the solver state and records start poses.
     fn load_bodies(&mut self, settings: &WorldSettings, bodies: &[Body], h: f32) {
         let n = bodies.len();
-        self.states.resize(n, BodyState::AT_REST);
-        self.masses.resize(n, BodyMass::default());
-        self.motions.resize(n, BodyMotion::STILL);
-        self.dynamic.resize(n, false);
-        self.start_poses.resize(n, StartPose::default());
+        // One entry more than there are bodies for the null body (below),
+        // sized up front: pushing it would double the arrays' capacity.
+        refill_with(&mut self.states, n + 1, BodyState::AT_REST);
+        refill_with(&mut self.motions, n + 1, BodyMotion::STILL);
+        refill_with(&mut self.dynamic, n + 1, false);
+        refill_with(&mut self.masses, n, BodyMass::default());
+        refill_with(&mut self.start_poses, n, StartPose::default());
         // One parallel loop fills every per-body array: each parallel loop
         // costs a thread wake-up, which is worth more than this work.
         (
             bodies.par_chunks(BODY_CHUNK),
-            self.states.par_chunks_mut(BODY_CHUNK),
+            self.states[..n].par_chunks_mut(BODY_CHUNK),
             self.masses.par_chunks_mut(BODY_CHUNK),
-            self.motions.par_chunks_mut(BODY_CHUNK),
-            self.dynamic.par_chunks_mut(BODY_CHUNK),
+            self.motions[..n].par_chunks_mut(BODY_CHUNK),
+            self.dynamic[..n].par_chunks_mut(BODY_CHUNK),
             self.start_poses.par_chunks_mut(BODY_CHUNK),
         )
             .into_par_iter()
@@ -234,9 +237,9 @@ impl Solver {
             });
         // The null body: an immovable state that padding lanes of a SIMD
         // batch point at.
-        self.states.push(BodyState::AT_REST);
-        self.motions.push(BodyMotion::STILL);
-        self.dynamic.push(false);
+        self.states[n] = BodyState::AT_REST;
+        self.motions[n] = BodyMotion::STILL;
+        self.dynamic[n] = false;
     }
 
     /// Colours the contacts that move a body (those among sleeping or fixed
@@ -404,7 +407,7 @@ impl<const N: usize> ConstraintSet<N> {
             begin = end;
         }
         let sources = &self.sources;
-        self.batches.clear();
+        refill(&mut self.batches, self.batch_lanes.len());
         self.batches
             .par_extend(self.batch_lanes.par_iter().map(|&(start, end)| {
                 WideConstraint::prepare(&view.batch_input(&sources[start..end], null_body))

@@ -1,0 +1,38 @@
+//! Step buffers: arrays refilled every step, kept between steps so that a
+//! step allocates nothing once sizes settle.
+//!
+//! When such a buffer must grow, its old items are about to be overwritten,
+//! so it is replaced by an exactly sized one rather than grown: growing a
+//! `Vec` doubles its capacity and copies the whole old buffer (for types
+//! aligned beyond 16 bytes the allocator cannot remap it), which for the
+//! largest buffers of a 100,000-body step briefly holds both copies.
+
+/// Empties `v` and makes room for `len` items.
+pub(crate) fn refill<T>(v: &mut Vec<T>, len: usize) {
+    v.clear();
+    if v.capacity() < len {
+        *v = Vec::with_capacity(len);
+    }
+}
+
+/// Sets `v` to `len` copies of `fill`, to be overwritten.
+pub(crate) fn refill_with<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+    refill(v, len);
+    v.resize(len, fill);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refill_sizes_exactly_when_growing_and_keeps_a_larger_buffer() {
+        let mut v = vec![1u64; 10];
+        refill(&mut v, 1000);
+        assert!(v.is_empty());
+        assert_eq!(v.capacity(), 1000);
+        refill_with(&mut v, 20, 7);
+        assert_eq!(v, vec![7; 20]);
+        assert_eq!(v.capacity(), 1000);
+    }
+}
