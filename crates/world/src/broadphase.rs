@@ -15,6 +15,12 @@
 //!   in bounding-volume trees: one for static shapes, rebuilt only when they
 //!   change, and one for shapes that move, rebuilt every step.
 //!
+//! Grid shapes do not query the trees one by one: the grid is cut into
+//! blocks of 4×4 cells, each block queries both trees once for the tree
+//! shapes near it, and a grid shape tests only its block's short list. The
+//! test is the same box overlap a tree query makes, so the pairs are the
+//! same, at a sixteenth of the tree traversals.
+//!
 //! A sort-and-sweep or a dynamic tree would also work, but both pay
 //! O(n log n) or pointer chasing where the grid pays a counting sort.
 //!
@@ -42,6 +48,10 @@ pub(crate) struct Pair {
 /// Dynamic shapes handed to one task when finding pairs in parallel. Fixed,
 /// so the split does not depend on the number of threads.
 const PAIR_CHUNK: usize = 256;
+
+/// Grid cells per block side: each block queries the trees once for the
+/// grid shapes in its cells.
+const BLOCK: i32 = 4;
 
 /// A dynamic shape whose box, grown by its motion this step, exceeds this
 /// multiple of the median shape size leaves the grid for the moving tree.
@@ -80,6 +90,16 @@ struct Grid {
     /// (grown by motion and half the margin) stored beside it so that a
     /// neighbour scan reads one contiguous run of memory.
     items: Vec<GridItem>,
+    /// Side of a cell.
+    cell: f32,
+    /// Blocks per row of blocks.
+    block_columns: i32,
+    /// `block_start[k]..block_start[k + 1]` indexes `block_items` for block
+    /// `k` (blocks row by row).
+    block_start: Vec<u32>,
+    /// Per block, the tree shapes (static, kinematic and large dynamic) whose
+    /// boxes overlap the block grown by a cell, with those boxes.
+    block_items: Vec<(u32, Aabb)>,
 }
 
 /// A shape in the grid.
@@ -99,6 +119,45 @@ impl Grid {
             (c.x as i32).clamp(0, self.columns - 1),
             (c.y as i32).clamp(0, self.rows - 1),
         )
+    }
+
+    /// The block holding cell `(cx, cy)`.
+    #[inline]
+    fn block_of(&self, (cx, cy): (i32, i32)) -> usize {
+        ((cy / BLOCK) * self.block_columns + cx / BLOCK) as usize
+    }
+
+    /// The tree shapes near block `k`, with their boxes.
+    #[inline]
+    fn block_items(&self, k: usize) -> &[(u32, Aabb)] {
+        &self.block_items[self.block_start[k] as usize..self.block_start[k + 1] as usize]
+    }
+
+    /// Lists, per block, the tree shapes whose boxes overlap the block's
+    /// cells grown by one cell. A grid shape's query box lies within its
+    /// cell grown by half its size plus the margin, which is less than a
+    /// cell, so the list holds every tree shape the shape can pair with.
+    fn build_blocks(&mut self, static_tree: &AabbTree, moving_tree: &AabbTree) {
+        self.block_start.clear();
+        self.block_items.clear();
+        if self.items.is_empty() {
+            self.block_columns = 0;
+            return;
+        }
+        self.block_columns = (self.columns + BLOCK - 1) / BLOCK;
+        let block_rows = (self.rows + BLOCK - 1) / BLOCK;
+        let side = BLOCK as f32 * self.cell;
+        self.block_start.push(0);
+        for by in 0..block_rows {
+            for bx in 0..self.block_columns {
+                let min = self.origin + Vec2::new(bx as f32, by as f32) * side;
+                let area = Aabb::new(min, min + Vec2::splat(side)).expanded(self.cell);
+                let items = &mut self.block_items;
+                static_tree.for_each_overlap(&area, |id, b| items.push((id, *b)));
+                moving_tree.for_each_overlap(&area, |id, b| items.push((id, *b)));
+                self.block_start.push(self.block_items.len() as u32);
+            }
+        }
     }
 
     /// The items of cells `first..=last` of one row: one contiguous run,
@@ -149,6 +208,7 @@ impl BroadPhase {
         self.classify(bodies, colliders);
         self.build_trees(bodies, colliders, static_version);
         self.build_grid(bodies, colliders, margin);
+        self.grid.build_blocks(&self.static_tree, &self.moving_tree);
         self.collect_pairs(bodies, colliders, margin);
         &self.pairs
     }
@@ -273,6 +333,7 @@ impl BroadPhase {
         let sparse_cell = (extent.x * extent.y / (4.0 * count as f32)).sqrt();
         let cell = (largest + margin).max(sparse_cell).max(1e-3);
         grid.origin = lo;
+        grid.cell = cell;
         grid.inv_cell = 1.0 / cell;
         grid.columns = ((extent.x / cell) as i32 + 1).max(1);
         grid.rows = ((extent.y / cell) as i32 + 1).max(1);
@@ -378,9 +439,14 @@ impl PairFinder<'_> {
         } else {
             match self.slots[a as usize] {
                 Slot::Cell(_) => {
-                    self.grid_neighbours(a, &box_a, scratch);
-                    self.static_tree.query(&query, scratch);
-                    self.moving_tree.query(&query, scratch);
+                    let cell = self.grid.cell_coords(self.fat[a as usize].center());
+                    self.grid_neighbours(a, cell, &box_a, scratch);
+                    let near = self.grid.block_items(self.grid.block_of(cell));
+                    scratch.extend(
+                        near.iter()
+                            .filter(|(_, b)| b.overlaps(&query))
+                            .map(|&(id, _)| id),
+                    );
                 }
                 Slot::Large => {
                     self.static_tree.query(&query, scratch);
@@ -410,9 +476,8 @@ impl PairFinder<'_> {
 
     /// Grid shapes whose grown boxes overlap `a`'s: awake ones with a higher
     /// index than `a`, and sleeping ones.
-    fn grid_neighbours(&self, a: u32, box_a: &Aabb, out: &mut Vec<u32>) {
+    fn grid_neighbours(&self, a: u32, (cx, cy): (i32, i32), box_a: &Aabb, out: &mut Vec<u32>) {
         let grid = self.grid;
-        let (cx, cy) = grid.cell_coords(self.fat[a as usize].center());
         let (first, last) = ((cx - 1).max(0), (cx + 1).min(grid.columns - 1));
         for row in (cy - 1).max(0)..=(cy + 1).min(grid.rows - 1) {
             for item in grid.row_run(row, first, last) {

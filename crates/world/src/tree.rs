@@ -50,6 +50,11 @@ impl AabbTree {
 
     /// Appends the ids of items whose boxes overlap `aabb`.
     pub fn query(&self, aabb: &Aabb, out: &mut Vec<u32>) {
+        self.for_each_overlap(aabb, |id, _| out.push(id));
+    }
+
+    /// Calls `f` with the id and box of each item whose box overlaps `aabb`.
+    pub fn for_each_overlap(&self, aabb: &Aabb, mut f: impl FnMut(u32, &Aabb)) {
         if self.nodes.is_empty() {
             return;
         }
@@ -63,12 +68,11 @@ impl AabbTree {
             }
             if node.count > 0 {
                 let items = &self.items[node.start as usize..(node.start + node.count) as usize];
-                out.extend(
-                    items
-                        .iter()
-                        .filter(|(_, b)| b.overlaps(aabb))
-                        .map(|&(id, _)| id),
-                );
+                for (id, b) in items {
+                    if b.overlaps(aabb) {
+                        f(*id, b);
+                    }
+                }
             } else {
                 stack[top] = node.start;
                 stack[top + 1] = node.right;
