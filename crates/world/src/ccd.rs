@@ -142,7 +142,7 @@ fn earliest_impact(i: usize, world: &Obstacles, scratch: &mut Vec<u32>) -> Optio
     for &s in &body.shapes {
         let shape = &colliders[s as usize].shape;
         let path = shape.aabb_at(&from).union(&shape.aabb_at(&body.transform));
-        broadphase.query_fixed(&path, bodies, colliders, scratch);
+        broadphase.query_fixed(&path, scratch);
         for &k in scratch.iter() {
             if contacts.contains_pair(s, k) {
                 continue;

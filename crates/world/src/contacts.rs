@@ -8,9 +8,8 @@
 //! pair, points are matched by their feature id.
 //!
 //! Contacts among bodies that cannot move this step (sleeping, static or
-//! resting kinematic) are not recomputed: the broadphase does not report
-//! their pairs, and they are carried over unchanged, merged into the sorted
-//! list. A new contact between a moving body and a sleeping one asks for the
+//! resting kinematic) are not recomputed: they are carried over unchanged,
+//! merged into the sorted list. A new contact between a moving body and a sleeping one asks for the
 //! sleeping body's island to wake.
 
 use std::mem::MaybeUninit;
@@ -187,6 +186,12 @@ impl ContactSet {
     ) {
         refill(&mut self.warm, self.contacts.len());
         self.warm.extend(self.contacts.iter().map(WarmStart::of));
+        let reach = Reach {
+            bodies,
+            colliders,
+            margin,
+            dt,
+        };
         self.frozen.clear();
         if any_sleeping {
             let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
@@ -202,7 +207,7 @@ impl ContactSet {
             .zip(self.chunk_wakes.par_iter_mut())
             .for_each(|((slots, pairs), wake)| {
                 for (slot, &pair) in slots.iter_mut().zip(pairs) {
-                    slot.write(new_contact(pair, bodies, colliders, margin, dt));
+                    slot.write(reach.new_contact(pair));
                 }
                 // SAFETY: every slot of this chunk was written just above.
                 let slots =
@@ -266,40 +271,58 @@ fn sleeping_side(contact: &Contact, bodies: &[Body]) -> Option<u32> {
     }
 }
 
-/// The contact of one pair, with no points when none needs a constraint.
-///
-/// A point is kept when its gap could close within the step: `s ≤ margin +
-/// (|v_A(p)| + |v_B(p)|)·dt`, with the velocities of both bodies at the
-/// point. Using speeds rather than the current approach velocity matters
-/// in a crowd: two balls falling side by side do not approach, but if the
-/// lower one strikes a pile and stops mid-step the upper one runs into it,
-/// and only a constraint that already exists can catch that. Points that
-/// never close apply no impulse (a speculative point pushes only when the
-/// bodies would pass contact within the substep), so extra ones cost solver
-/// time, not accuracy. The manifold is first computed with a margin grown by
-/// a bound on both bodies' motion, then each point is tested.
-fn new_contact(
-    pair: Pair,
-    bodies: &[Body],
-    colliders: &[Collider],
+/// What computing a pair's contact reads.
+struct Reach<'a> {
+    bodies: &'a [Body],
+    colliders: &'a [Collider],
     margin: f32,
     dt: f32,
-) -> Contact {
-    let ca = &colliders[pair.a as usize];
-    let cb = &colliders[pair.b as usize];
-    let (ba, bb) = (&bodies[ca.body as usize], &bodies[cb.body as usize]);
-    let reach = margin + ba.motion_bound(dt) + bb.motion_bound(dt);
-    let mut manifold = collide(&ca.shape, &ba.transform, &cb.shape, &bb.transform, reach);
-    keep_reachable_points(&mut manifold, ba, bb, margin, dt);
-    Contact {
-        shape_a: pair.a,
-        shape_b: pair.b,
-        body_a: ca.body,
-        body_b: cb.body,
-        manifold,
-        impulses: [PointImpulse::default(); 2],
-        friction: Material::mix_friction(ca.material.friction, cb.material.friction),
-        restitution: Material::mix_restitution(ca.material.restitution, cb.material.restitution),
+}
+
+impl Reach<'_> {
+    /// The contact of one pair, with no points when none needs a
+    /// constraint.
+    ///
+    /// A point is kept when its gap could close within the step: `s ≤ margin +
+    /// (|v_A(p)| + |v_B(p)|)·dt`, with the velocities of both bodies at the
+    /// point. Using speeds rather than the current approach velocity matters
+    /// in a crowd: two balls falling side by side do not approach, but if the
+    /// lower one strikes a pile and stops mid-step the upper one runs into it,
+    /// and only a constraint that already exists can catch that. Points that
+    /// never close apply no impulse (a speculative point pushes only when the
+    /// bodies would pass contact within the substep), so extra ones cost solver
+    /// time, not accuracy. The manifold is first computed with a margin grown by
+    /// a bound on both bodies' motion, then each point is tested.
+    fn new_contact(&self, pair: Pair) -> Contact {
+        let ca = &self.colliders[pair.a as usize];
+        let cb = &self.colliders[pair.b as usize];
+        let (ba, bb) = (
+            &self.bodies[ca.body as usize],
+            &self.bodies[cb.body as usize],
+        );
+        // A pair of bodies that cannot move keeps last step's contact, frozen.
+        let manifold = if ba.is_moving() || bb.is_moving() {
+            let (margin, dt) = (self.margin, self.dt);
+            let reach = margin + ba.motion_bound(dt) + bb.motion_bound(dt);
+            let mut manifold = collide(&ca.shape, &ba.transform, &cb.shape, &bb.transform, reach);
+            keep_reachable_points(&mut manifold, ba, bb, margin, dt);
+            manifold
+        } else {
+            ContactManifold::EMPTY
+        };
+        Contact {
+            shape_a: pair.a,
+            shape_b: pair.b,
+            body_a: ca.body,
+            body_b: cb.body,
+            manifold,
+            impulses: [PointImpulse::default(); 2],
+            friction: Material::mix_friction(ca.material.friction, cb.material.friction),
+            restitution: Material::mix_restitution(
+                ca.material.restitution,
+                cb.material.restitution,
+            ),
+        }
     }
 }
 

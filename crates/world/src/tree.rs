@@ -32,11 +32,6 @@ pub(crate) struct AabbTree {
 }
 
 impl AabbTree {
-    /// Whether the tree holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
     /// Replaces the contents with `items` (an id and its box each).
     pub fn rebuild(&mut self, items: impl Iterator<Item = (u32, Aabb)>) {
         self.items.clear();
@@ -154,6 +149,6 @@ mod tests {
         let tree = AabbTree::default();
         let mut found = Vec::new();
         tree.query(&unit_box_at(0.0, 0.0), &mut found);
-        assert!(found.is_empty() && tree.is_empty());
+        assert!(found.is_empty());
     }
 }

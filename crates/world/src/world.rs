@@ -31,7 +31,7 @@ pub struct World {
     shape_slots: SlotMap<ShapeHandle, u32>,
     pub(crate) bodies: Vec<Body>,
     pub(crate) colliders: Vec<Collider>,
-    broadphase: BroadPhase,
+    pub(crate) broadphase: BroadPhase,
     pub(crate) contacts: ContactSet,
     solver: Solver,
     islands: Islands,
@@ -40,7 +40,7 @@ pub struct World {
     accumulator: f32,
     /// Bumped whenever a static shape is added, removed or moved, so the
     /// broadphase knows to rebuild its static tree.
-    static_version: u64,
+    pub(crate) static_version: u64,
     stats: StepStats,
 }
 
