@@ -216,7 +216,7 @@ impl Scene {
     }
 }
 
-fn add_placed(world: &mut World, placed: &Placed<'_>) -> Result<(), WorldError> {
+pub(crate) fn add_placed(world: &mut World, placed: &Placed<'_>) -> Result<(), WorldError> {
     let body = world.create_body(placed.spec.body_def(placed.position))?;
     let material = Material::from(placed.spec.material);
     for shape in &placed.spec.shapes {
