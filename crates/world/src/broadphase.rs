@@ -160,11 +160,13 @@ impl Grid {
         &self.items[self.cell_start[begin] as usize..self.cell_start[end] as usize]
     }
 
-    /// Calls `f` for every grid shape whose box overlaps `query`. A grid
-    /// box is at most a cell wide and its centre lies in its cell, so only
-    /// cells whose centres lie within half a cell of `query` can hold one.
+    /// Calls `f` for every grid shape that `wanted` accepts and whose box
+    /// overlaps `query` (tested in that order: the index test is the
+    /// cheaper). A grid box is at most a cell wide and its centre lies in
+    /// its cell, so only cells whose centres lie within half a cell of
+    /// `query` can hold one.
     #[inline]
-    fn for_each_overlap(&self, query: &Aabb, mut f: impl FnMut(u32)) {
+    fn for_each_overlap(&self, query: &Aabb, wanted: impl Fn(u32) -> bool, mut f: impl FnMut(u32)) {
         if self.items.is_empty() {
             return;
         }
@@ -173,7 +175,7 @@ impl Grid {
         let (x1, y1) = self.cell_coords(query.max + half);
         for row in y0..=y1 {
             for item in self.row_run(row, x0, x1) {
-                if query.overlaps(&item.aabb) {
+                if wanted(item.shape) && query.overlaps(&item.aabb) {
                     f(item.shape);
                 }
             }
@@ -616,11 +618,9 @@ impl PairFinder<'_> {
     fn partners(&self, a: u32, out: &mut Vec<u32>) {
         let index = self.index;
         let query = &index.enlarged[a as usize];
-        index.grid.for_each_overlap(query, |b| {
-            if b != a {
-                out.push(b);
-            }
-        });
+        index
+            .grid
+            .for_each_overlap(query, |b| b != a, |b| out.push(b));
         if index.slots[a as usize] == Slot::Grid {
             let near = index.grid.block_items(query.center());
             out.extend(
@@ -645,11 +645,9 @@ impl PairFinder<'_> {
         let index = self.index;
         let query = &index.enlarged[a as usize];
         if index.slots[a as usize] == Slot::Grid {
-            index.grid.for_each_overlap(query, |b| {
-                if b > a {
-                    out.push(b);
-                }
-            });
+            index
+                .grid
+                .for_each_overlap(query, |b| b > a, |b| out.push(b));
             let near = index.grid.block_items(query.center());
             out.extend(
                 near.iter()
