@@ -279,7 +279,9 @@ impl BroadPhase {
         let moved = self
             .index
             .update_boxes(bodies, colliders, 0.5 * margin, dt, fresh);
-        if moved > 0 {
+        // A fresh start rebuilds even with no shape left, so that nothing
+        // stale stays in the trees.
+        if moved > 0 || fresh {
             self.find_for_moved(bodies, colliders, moved, fresh);
         }
         let needed = &self.index.needed;
