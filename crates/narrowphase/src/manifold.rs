@@ -23,8 +23,10 @@ impl FeatureId {
     }
 }
 
-/// One contact point.
+/// One contact point. The layout is fixed (`repr(C)`: point, separation,
+/// id), so that a solver may load points as packed floats.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[repr(C)]
 pub struct ManifoldPoint {
     /// World position of the point: midway between the two surfaces.
     pub point: Vec2,
@@ -36,7 +38,9 @@ pub struct ManifoldPoint {
 }
 
 /// The contact between two shapes: a shared normal and up to two points.
+/// The layout is fixed (`repr(C)`: normal, points, count).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[repr(C)]
 pub struct ContactManifold {
     /// Unit normal in world space, pointing from shape A to shape B.
     pub normal: Vec2,

@@ -27,6 +27,7 @@ const MANIFOLD_CHUNK: usize = 256;
 
 /// Impulses a contact point accumulated, kept from step to step.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C)]
 pub(crate) struct PointImpulse {
     /// Normal impulse, N·s, ≥ 0.
     pub normal: f32,
@@ -34,8 +35,10 @@ pub(crate) struct PointImpulse {
     pub tangent: f32,
 }
 
-/// A touching pair of shapes.
+/// A touching pair of shapes. The layout is fixed (`repr(C)`, checked
+/// below): the AVX2 solver path loads a contact's fields as packed floats.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub(crate) struct Contact {
     pub shape_a: u32,
     pub shape_b: u32,
@@ -47,9 +50,36 @@ pub(crate) struct Contact {
     pub restitution: f32,
 }
 
+/// Byte offsets of the fields the AVX2 solver path loads four at a time.
+pub(crate) mod layout {
+    /// `normal.x, normal.y, points[0].point.x, points[0].point.y`.
+    pub const NORMAL: usize = 16;
+    /// `points[0].separation, points[0].id (+ padding), points[1].point`.
+    pub const FIRST_SEPARATION: usize = 32;
+    /// `points[1].separation, points[1].id (+ padding), count`.
+    pub const SECOND_SEPARATION: usize = 48;
+    /// `impulses[0].normal, impulses[0].tangent, impulses[1]`.
+    pub const IMPULSES: usize = 64;
+    /// `impulses[1].normal, impulses[1].tangent, friction, restitution`.
+    pub const SECOND_IMPULSE: usize = 72;
+}
+
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<Contact>() == 88);
+    assert!(offset_of!(Contact, body_a) == 8 && offset_of!(Contact, body_b) == 12);
+    assert!(offset_of!(Contact, manifold) == layout::NORMAL);
+    assert!(offset_of!(ContactManifold, points) == 8);
+    assert!(size_of::<carom_narrowphase::ManifoldPoint>() == 16);
+    assert!(offset_of!(carom_narrowphase::ManifoldPoint, separation) == 8);
+    assert!(offset_of!(Contact, impulses) == layout::IMPULSES);
+    assert!(offset_of!(Contact, friction) == 80 && offset_of!(Contact, restitution) == 84);
+    assert!(offset_of!(PointImpulse, tangent) == 4);
+};
+
 impl Contact {
     /// A placeholder with no points.
-    const NONE: Contact = Contact {
+    pub(crate) const NONE: Contact = Contact {
         shape_a: 0,
         shape_b: 0,
         body_a: 0,

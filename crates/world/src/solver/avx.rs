@@ -3,8 +3,10 @@
 //! `wide::f32x8` is compiled for the baseline x86-64 target (SSE2), so it
 //! works as two 128-bit halves even inside a function compiled for AVX2.
 //! [`Avx8`] is the same eight lanes in one `__m256`: half the arithmetic
-//! instructions, and body states moved in and out of lanes with two 4×4
-//! transposes instead of one scalar load per lane and field.
+//! instructions, and records (body states, contacts, masses) moved in and
+//! out of lanes with 4×4 transposes of 16-byte quads instead of one scalar
+//! load per lane and field. Both the constraint passes and the preparing
+//! of constraints run on it.
 //!
 //! Every operation matches its `f32x8` counterpart bit for bit: the same
 //! IEEE add, subtract and multiply, `neg` as a sign flip, `max`/`min` with
@@ -17,13 +19,14 @@
 //! intrinsic calls below sound.
 
 use std::arch::x86_64::*;
-use std::ops::{Add, Mul, Neg, Sub};
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use wide::f32x8;
 
-use super::lanes::{Lane, StateL, V2};
-use super::wide::{WideConstraint, WideLane, LANES};
-use super::StatesPtr;
+use super::lanes::{Lane, PairL, StateL, V2};
+use super::wide::{PointLanes, PrepareLanes, WideConstraint, WideLane, LANES};
+use super::{PrepareView, StatesPtr};
+use crate::contacts::{layout, Contact};
 
 /// Eight `f32` lanes in one AVX register.
 #[derive(Clone, Copy)]
@@ -53,6 +56,13 @@ pub(crate) fn as_avx<const N: usize>(
     }
 }
 
+/// Moves a batch prepared in [`Avx8`] lanes into the `f32x8` storage.
+#[inline(always)]
+pub(crate) fn to_storage<const N: usize>(batch: WideConstraint<N, Avx8>) -> WideConstraint<N> {
+    // SAFETY: same layout, see `as_avx`.
+    unsafe { std::ptr::read((&batch as *const WideConstraint<N, Avx8>).cast()) }
+}
+
 impl Add for Avx8 {
     type Output = Avx8;
     #[inline(always)]
@@ -76,6 +86,14 @@ impl Mul for Avx8 {
     #[inline(always)]
     fn mul(self, o: Avx8) -> Avx8 {
         Avx8(unsafe { _mm256_mul_ps(self.0, o.0) })
+    }
+}
+
+impl Div for Avx8 {
+    type Output = Avx8;
+    #[inline(always)]
+    fn div(self, o: Avx8) -> Avx8 {
+        Avx8(unsafe { _mm256_div_ps(self.0, o.0) })
     }
 }
 
@@ -133,6 +151,113 @@ fn transpose_halves(rows: [__m256; 4]) -> [__m256; 4] {
     }
 }
 
+/// Loads the four `f32` at byte `offset` of each of eight records and
+/// transposes them: output `k` holds float `k` of the eight records, in
+/// lane order. Row `r` pairs record `r` with record `r + 4`, so one in-half
+/// transpose lays the lanes out in order.
+///
+/// # Safety
+/// Each record must have 16 readable bytes at `offset`.
+#[inline(always)]
+unsafe fn load_quads(records: &[*const u8; LANES], offset: usize) -> [__m256; 4] {
+    // SAFETY: the caller vouches for the 16 bytes.
+    unsafe {
+        let half = |k: usize| _mm_loadu_ps(records[k].add(offset).cast::<f32>());
+        transpose_halves(std::array::from_fn(|r| {
+            _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(half(r)), half(r + 4))
+        }))
+    }
+}
+
+/// Reads what preparing a batch needs straight from the contacts, masses and
+/// velocities, with transposed loads; lanes past `contacts` are padding with
+/// the values the portable path gives them (zeros and the null body).
+///
+/// # Safety
+/// The indices in `contacts` and their bodies must index the view's arrays,
+/// and `masses` and `states` must hold the null body.
+#[inline(always)]
+pub(crate) unsafe fn prepare_lanes<const N: usize>(
+    view: &PrepareView,
+    contacts: &[u32],
+    null_body: u32,
+) -> PrepareLanes<N, Avx8> {
+    let padding = Contact {
+        body_a: null_body,
+        body_b: null_body,
+        ..Contact::NONE
+    };
+    let lanes: [&Contact; LANES] = std::array::from_fn(|k| {
+        contacts
+            .get(k)
+            .map_or(&padding, |&i| &view.contacts[i as usize])
+    });
+    let a = lanes.map(|c| c.body_a);
+    let b = lanes.map(|c| c.body_b);
+    let records = lanes.map(|c| (c as *const Contact).cast::<u8>());
+    let mass_of = |i: u32| (&view.masses[i as usize] as *const super::BodyMass).cast::<u8>();
+    let state_of = |i: u32| (&view.states[i as usize] as *const super::BodyState).cast::<u8>();
+    let stiff: [f32; LANES] = std::array::from_fn(|k| {
+        let fixed = !(view.dynamic[a[k] as usize] && view.dynamic[b[k] as usize]);
+        f32::from(k < contacts.len() && fixed)
+    });
+    // SAFETY: every record is a whole `Contact`, `BodyMass` or `BodyState`
+    // and each offset leaves 16 bytes inside it (see `contacts::layout`).
+    unsafe {
+        let [nx, ny, p0x, p0y] = load_quads(&records, layout::NORMAL);
+        let [sep0, _, p1x, p1y] = load_quads(&records, layout::FIRST_SEPARATION);
+        let [imp0n, imp0t, imp1n, imp1t] = load_quads(&records, layout::IMPULSES);
+        let [_, _, friction, restitution] = load_quads(&records, layout::SECOND_IMPULSE);
+        let sep1 = if N > 1 {
+            load_quads(&records, layout::SECOND_SEPARATION)[0]
+        } else {
+            _mm256_setzero_ps()
+        };
+        let [cax, cay, ima, iia] = load_quads(&a.map(mass_of), 0);
+        let [cbx, cby, imb, iib] = load_quads(&b.map(mass_of), 0);
+        let [vax, vay, wa, _] = load_quads(&a.map(state_of), 0);
+        let [vbx, vby, wb, _] = load_quads(&b.map(state_of), 0);
+        let v2 = |x, y| V2 {
+            x: Avx8(x),
+            y: Avx8(y),
+        };
+        let points = std::array::from_fn(|k| {
+            let (x, y, separation, normal, tangent) = if k == 0 {
+                (p0x, p0y, sep0, imp0n, imp0t)
+            } else {
+                (p1x, p1y, sep1, imp1n, imp1t)
+            };
+            PointLanes {
+                position: v2(x, y),
+                separation: Avx8(separation),
+                normal_impulse: Avx8(normal),
+                tangent_impulse: Avx8(tangent),
+            }
+        });
+        PrepareLanes {
+            a,
+            b,
+            pair: PairL {
+                inv_mass_a: Avx8(ima),
+                inv_inertia_a: Avx8(iia),
+                inv_mass_b: Avx8(imb),
+                inv_inertia_b: Avx8(iib),
+                normal: v2(nx, ny),
+            },
+            center_a: v2(cax, cay),
+            center_b: v2(cbx, cby),
+            velocity_a: v2(vax, vay),
+            spin_a: Avx8(wa),
+            velocity_b: v2(vbx, vby),
+            spin_b: Avx8(wb),
+            friction: Avx8(friction),
+            restitution: Avx8(restitution),
+            stiff: Avx8(_mm256_loadu_ps(stiff.as_ptr())),
+            points,
+        }
+    }
+}
+
 impl WideLane for Avx8 {
     #[inline(always)]
     fn any_positive(self) -> bool {
@@ -142,40 +267,27 @@ impl WideLane for Avx8 {
         }
     }
 
-    /// Loads each state as two 16-byte halves; row `r` pairs body `r` with
-    /// body `r + 4`, so one in-half transpose per half lays the fields out
-    /// in lane order.
+    /// Loads each state as two 16-byte halves and transposes them (see
+    /// [`load_quads`]).
     #[inline(always)]
     unsafe fn gather(states: StatesPtr, indices: &[u32; LANES]) -> StateL<Avx8> {
+        let records = indices.map(|i| states.at(i).cast::<u8>().cast_const());
         // SAFETY: the caller passes indices of the buffer; a state is eight
         // `f32` (see `BodyState`).
-        unsafe {
-            let half = |k: usize, offset: usize| {
-                _mm_loadu_ps(states.at(indices[k]).cast::<f32>().add(offset))
-            };
-            let rows = |offset: usize| {
-                std::array::from_fn(|r| {
-                    _mm256_insertf128_ps::<1>(
-                        _mm256_castps128_ps256(half(r, offset)),
-                        half(r + 4, offset),
-                    )
-                })
-            };
-            let [vx, vy, w, dpx] = transpose_halves(rows(0));
-            let [dpy, dq_c, dq_s, _] = transpose_halves(rows(4));
-            StateL {
-                v: V2 {
-                    x: Avx8(vx),
-                    y: Avx8(vy),
-                },
-                w: Avx8(w),
-                dp: V2 {
-                    x: Avx8(dpx),
-                    y: Avx8(dpy),
-                },
-                dq_c: Avx8(dq_c),
-                dq_s: Avx8(dq_s),
-            }
+        let ([vx, vy, w, dpx], [dpy, dq_c, dq_s, _]) =
+            unsafe { (load_quads(&records, 0), load_quads(&records, 16)) };
+        StateL {
+            v: V2 {
+                x: Avx8(vx),
+                y: Avx8(vy),
+            },
+            w: Avx8(w),
+            dp: V2 {
+                x: Avx8(dpx),
+                y: Avx8(dpy),
+            },
+            dq_c: Avx8(dq_c),
+            dq_s: Avx8(dq_s),
         }
     }
 

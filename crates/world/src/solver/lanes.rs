@@ -5,13 +5,18 @@
 //! down to the sign of a zero), so a constraint gets the same bits
 //! whichever path solves it.
 
-use std::ops::{Add, Mul, Neg, Sub};
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use wide::f32x8;
 
 /// A number type the point maths can run on.
 pub(crate) trait Lane:
-    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Neg<Output = Self>
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
 {
     fn splat(v: f32) -> Self;
     fn max(self, other: Self) -> Self;

@@ -43,8 +43,10 @@ use wide::{BatchInput, WideConstraint, WideLane, WidePass, LANES};
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
 
-/// A body's centre and inverse masses, as constraints are prepared.
+/// A body's centre and inverse masses, as constraints are prepared: four
+/// `f32` in this order (the AVX2 path loads them as one quad).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[repr(C)]
 struct BodyMass {
     center: Vec2,
     inv_mass: f32,
@@ -203,14 +205,14 @@ impl Solver {
         refill_with(&mut self.states, n + 1, BodyState::AT_REST);
         refill_with(&mut self.motions, n + 1, BodyMotion::STILL);
         refill_with(&mut self.dynamic, n + 1, false);
-        refill_with(&mut self.masses, n, BodyMass::default());
+        refill_with(&mut self.masses, n + 1, BodyMass::default());
         refill_with(&mut self.start_poses, n, StartPose::default());
         // One parallel loop fills every per-body array: each parallel loop
         // costs a thread wake-up, which is worth more than this work.
         (
             bodies.par_chunks(BODY_CHUNK),
             self.states[..n].par_chunks_mut(BODY_CHUNK),
-            self.masses.par_chunks_mut(BODY_CHUNK),
+            self.masses[..n].par_chunks_mut(BODY_CHUNK),
             self.motions[..n].par_chunks_mut(BODY_CHUNK),
             self.dynamic[..n].par_chunks_mut(BODY_CHUNK),
             self.start_poses.par_chunks_mut(BODY_CHUNK),
@@ -238,6 +240,7 @@ impl Solver {
         // The null body: an immovable state that padding lanes of a SIMD
         // batch point at.
         self.states[n] = BodyState::AT_REST;
+        self.masses[n] = BodyMass::default();
         self.motions[n] = BodyMotion::STILL;
         self.dynamic[n] = false;
     }
@@ -290,8 +293,8 @@ impl Solver {
             dynamic: &self.dynamic,
         };
         let null_body = (self.states.len() - 1) as u32;
-        self.ones.prepare(&view, null_body);
-        self.twos.prepare(&view, null_body);
+        self.ones.prepare(&view, null_body, self.isa);
+        self.twos.prepare(&view, null_body, self.isa);
     }
 
     fn store_impulses(&self, contacts: &mut ContactSet) {
@@ -390,7 +393,7 @@ impl<const N: usize> ConstraintSet<N> {
     /// Prepares every constraint straight into batches of eight, each
     /// colour on its own (a colour's last batch padded with `null_body`
     /// lanes), in parallel.
-    fn prepare(&mut self, view: &PrepareView, null_body: u32) {
+    fn prepare(&mut self, view: &PrepareView, null_body: u32, isa: Isa) {
         self.batch_lanes.clear();
         self.color_batches.clear();
         let mut begin = 0;
@@ -408,10 +411,11 @@ impl<const N: usize> ConstraintSet<N> {
         }
         let sources = &self.sources;
         refill(&mut self.batches, self.batch_lanes.len());
-        self.batches
-            .par_extend(self.batch_lanes.par_iter().map(|&(start, end)| {
-                WideConstraint::prepare(&view.batch_input(&sources[start..end], null_body))
-            }));
+        self.batches.par_extend(
+            self.batch_lanes
+                .par_iter()
+                .map(|&(start, end)| prepare_batch(view, &sources[start..end], null_body, isa)),
+        );
     }
 
     /// Copies each constraint's impulses back into its contact.
@@ -498,6 +502,40 @@ fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
             L::scatter(ptr, &c.b, dynamic, &b);
         }
     }
+}
+
+/// Prepares the constraints of `contacts` (at most eight) as one batch,
+/// on the lanes `isa` offers.
+#[inline]
+fn prepare_batch<const N: usize>(
+    view: &PrepareView,
+    contacts: &[u32],
+    null_body: u32,
+    isa: Isa,
+) -> WideConstraint<N> {
+    match isa {
+        Isa::Portable => WideConstraint::prepare(&view.batch_input(contacts, null_body).lanes()),
+        // SAFETY: `Isa::Avx2` is only chosen when the processor has AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { prepare_batch_avx2(view, contacts, null_body) },
+    }
+}
+
+/// [`prepare_batch`] on 256-bit lanes, reading the contacts, masses and
+/// velocities with transposed loads.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn prepare_batch_avx2<const N: usize>(
+    view: &PrepareView,
+    contacts: &[u32],
+    null_body: u32,
+) -> WideConstraint<N> {
+    // SAFETY: the caller checked the processor.
+    let lanes = unsafe { avx::prepare_lanes::<N>(view, contacts, null_body) };
+    avx::to_storage(WideConstraint::prepare(&lanes))
 }
 
 /// What preparing constraints reads.
@@ -603,19 +641,26 @@ mod tests {
     use super::*;
     use crate::scene::Scene;
 
-    /// Checks that preparing eight constraints at once gives, bit for bit,
-    /// the eight constraints prepared one at a time and packed.
+    /// Checks that preparing eight constraints at once, on `f32x8` lanes and
+    /// on the AVX2 path when the processor has it, gives, bit for bit, the
+    /// eight constraints prepared one at a time and packed.
     fn check_batches<const N: usize>(set: &ConstraintSet<N>, view: &PrepareView, null_body: u32) {
         let mut checked = 0;
         for &(start, end) in &set.batch_lanes {
             let sources = &set.sources[start..end];
-            let wide = WideConstraint::<N>::prepare(&view.batch_input(sources, null_body));
+            let wide = WideConstraint::<N>::prepare(&view.batch_input(sources, null_body).lanes());
             let one_by_one: Vec<ContactConstraint<N>> = sources
                 .iter()
                 .map(|&k| view.prepare_one(&view.contacts[k as usize]))
                 .collect();
             let packed = WideConstraint::pack(&one_by_one, null_body);
             assert_eq!(wide.bits(), packed.bits(), "batch at {start}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the processor has AVX2.
+                let avx = unsafe { prepare_batch_avx2::<N>(view, sources, null_body) };
+                assert_eq!(avx.bits(), packed.bits(), "AVX2 batch at {start}");
+            }
             checked += 1;
         }
         assert!(checked > 0, "no batch with {N} points was checked");

@@ -192,67 +192,122 @@ impl<const N: usize> BatchInput<N> {
     }
 }
 
+impl<const N: usize> BatchInput<N> {
+    /// The batch as `f32x8` lanes.
+    #[inline(always)]
+    pub fn lanes(&self) -> PrepareLanes<N, f32x8> {
+        let v2 = |xy: &[[f32; LANES]; 2]| V2 {
+            x: f32x8::new(xy[0]),
+            y: f32x8::new(xy[1]),
+        };
+        let [vax, vay, wa] = self.velocity_a.map(f32x8::new);
+        let [vbx, vby, wb] = self.velocity_b.map(f32x8::new);
+        PrepareLanes {
+            a: self.a,
+            b: self.b,
+            pair: PairL {
+                inv_mass_a: f32x8::new(self.inv_mass_a),
+                inv_inertia_a: f32x8::new(self.inv_inertia_a),
+                inv_mass_b: f32x8::new(self.inv_mass_b),
+                inv_inertia_b: f32x8::new(self.inv_inertia_b),
+                normal: v2(&self.normal),
+            },
+            center_a: v2(&self.center_a),
+            center_b: v2(&self.center_b),
+            velocity_a: V2 { x: vax, y: vay },
+            spin_a: wa,
+            velocity_b: V2 { x: vbx, y: vby },
+            spin_b: wb,
+            friction: f32x8::new(self.friction),
+            restitution: f32x8::new(self.restitution),
+            stiff: f32x8::new(self.stiff),
+            points: self.points.map(|p| PointLanes {
+                position: v2(&p.position),
+                separation: f32x8::new(p.separation),
+                normal_impulse: f32x8::new(p.normal_impulse),
+                tangent_impulse: f32x8::new(p.tangent_impulse),
+            }),
+        }
+    }
+}
+
+/// What preparing a batch reads, as lanes of type `L`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PrepareLanes<const N: usize, L> {
+    pub a: [u32; LANES],
+    pub b: [u32; LANES],
+    /// Inverse masses and inertias, and the normal.
+    pub pair: PairL<L>,
+    pub center_a: V2<L>,
+    pub center_b: V2<L>,
+    /// Start-of-step velocities.
+    pub velocity_a: V2<L>,
+    pub spin_a: L,
+    pub velocity_b: V2<L>,
+    pub spin_b: L,
+    pub friction: L,
+    pub restitution: L,
+    pub stiff: L,
+    pub points: [PointLanes<L>; N],
+}
+
+/// One manifold point of each lane of a [`PrepareLanes`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PointLanes<L> {
+    pub position: V2<L>,
+    pub separation: L,
+    pub normal_impulse: L,
+    pub tangent_impulse: L,
+}
+
 /// Effective mass `1 / (m_A⁻¹ + m_B⁻¹ + I_A⁻¹ (r_A×d)² + I_B⁻¹ (r_B×d)²)`
 /// along `d`, lane by lane (0 where nothing can move), with the operations
 /// of the one-constraint version in the same order.
 #[inline(always)]
-fn effective_mass(pair: &PairL<f32x8>, ra: V2<f32x8>, rb: V2<f32x8>, d: V2<f32x8>) -> f32x8 {
+fn effective_mass<L: Lane>(pair: &PairL<L>, ra: V2<L>, rb: V2<L>, d: V2<L>) -> L {
     let rna = ra.perp_dot(d);
     let rnb = rb.perp_dot(d);
     let k = pair.inv_mass_a
         + pair.inv_mass_b
         + pair.inv_inertia_a * rna * rna
         + pair.inv_inertia_b * rnb * rnb;
-    k.simd_gt(f32x8::ZERO)
-        .select(f32x8::splat(1.0) / k, f32x8::ZERO)
+    k.if_positive(L::splat(1.0) / k, L::splat(0.0))
 }
 
-impl<const N: usize> WideConstraint<N> {
+impl<const N: usize, L: Lane> WideConstraint<N, L> {
     /// Prepares eight constraints at once: anchors from each centre of mass,
     /// effective masses, warm-start impulses and start-of-step normal
     /// velocities (see `contact` for the maths).
-    pub fn prepare(input: &BatchInput<N>) -> WideConstraint<N> {
-        let v2 = |xy: &[[f32; LANES]; 2]| V2 {
-            x: f32x8::new(xy[0]),
-            y: f32x8::new(xy[1]),
-        };
-        let pair = PairL {
-            inv_mass_a: f32x8::new(input.inv_mass_a),
-            inv_inertia_a: f32x8::new(input.inv_inertia_a),
-            inv_mass_b: f32x8::new(input.inv_mass_b),
-            inv_inertia_b: f32x8::new(input.inv_inertia_b),
-            normal: v2(&input.normal),
-        };
+    #[inline(always)]
+    pub fn prepare(input: &PrepareLanes<N, L>) -> WideConstraint<N, L> {
+        let (zero, one) = (L::splat(0.0), L::splat(1.0));
+        let pair = input.pair;
         let n = pair.normal;
         let t = V2 { x: n.y, y: -n.x };
-        let (ca, cb) = (v2(&input.center_a), v2(&input.center_b));
-        let [vax, vay, wa] = input.velocity_a.map(f32x8::new);
-        let [vbx, vby, wb] = input.velocity_b.map(f32x8::new);
-        let mut approach_speed = [f32x8::ZERO; N];
-        let mut recorded = [f32x8::ZERO; N];
+        let (ca, cb) = (input.center_a, input.center_b);
+        let (va, wa) = (input.velocity_a, input.spin_a);
+        let (vb, wb) = (input.velocity_b, input.spin_b);
+        let mut approach_speed = [zero; N];
+        let mut recorded = [zero; N];
         let points = std::array::from_fn(|k| {
             let p = &input.points[k];
-            let at = v2(&p.position);
-            let ra = at.sub(ca);
-            let rb = at.sub(cb);
+            let ra = p.position.sub(ca);
+            let rb = p.position.sub(cb);
             // (v_B + ω_B × r_B) − (v_A + ω_A × r_A), along n.
             let relative = V2 {
-                x: (vbx + wb * -rb.y) - (vax + wa * -ra.y),
-                y: (vby + wb * rb.x) - (vay + wa * ra.x),
+                x: (vb.x + wb * -rb.y) - (va.x + wa * -ra.y),
+                y: (vb.y + wb * rb.x) - (va.y + wa * ra.x),
             };
             approach_speed[k] = relative.dot(n);
-            let normal_impulse = f32x8::new(p.normal_impulse);
-            recorded[k] = normal_impulse
-                .simd_gt(f32x8::ZERO)
-                .select(f32x8::splat(1.0), f32x8::ZERO);
+            recorded[k] = p.normal_impulse.if_positive(one, zero);
             PointL {
                 anchor_a: ra,
                 anchor_b: rb,
-                base_separation: f32x8::new(p.separation) - rb.sub(ra).dot(n),
+                base_separation: p.separation - rb.sub(ra).dot(n),
                 normal_mass: effective_mass(&pair, ra, rb, n),
                 tangent_mass: effective_mass(&pair, ra, rb, t),
-                normal_impulse,
-                tangent_impulse: f32x8::new(p.tangent_impulse),
+                normal_impulse: p.normal_impulse,
+                tangent_impulse: p.tangent_impulse,
             }
         });
         WideConstraint {
@@ -260,15 +315,17 @@ impl<const N: usize> WideConstraint<N> {
             b: input.b,
             pair,
             points,
-            friction: f32x8::new(input.friction),
-            restitution: f32x8::new(input.restitution),
-            stiff: f32x8::new(input.stiff),
+            friction: input.friction,
+            restitution: input.restitution,
+            stiff: input.stiff,
             approach_speed,
             recorded,
-            pushed: [f32x8::ZERO; N],
+            pushed: [zero; N],
         }
     }
+}
 
+impl<const N: usize> WideConstraint<N> {
     /// Packs up to eight constraints; missing lanes point at `null_body`.
     #[cfg(test)]
     pub fn pack(cs: &[ContactConstraint<N>], null_body: u32) -> WideConstraint<N> {
