@@ -43,6 +43,30 @@ use wide::{BatchInput, WideConstraint, WideLane, WidePass, LANES};
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
 
+/// A contact that gets a constraint: its index, with its point count in
+/// the top bit, so that grouping constraints by point count reads this
+/// compact list rather than the contacts.
+#[derive(Debug, Clone, Copy)]
+struct ActiveContact(u32);
+
+impl ActiveContact {
+    const TWO_POINTS: u32 = 1 << 31;
+
+    fn new(index: usize, points: usize) -> ActiveContact {
+        debug_assert!(index < Self::TWO_POINTS as usize);
+        let flag = if points == 2 { Self::TWO_POINTS } else { 0 };
+        ActiveContact(index as u32 | flag)
+    }
+
+    fn index(self) -> u32 {
+        self.0 & !Self::TWO_POINTS
+    }
+
+    fn has_two_points(self) -> bool {
+        self.0 & Self::TWO_POINTS != 0
+    }
+}
+
 /// A body's centre and inverse masses, as constraints are prepared: four
 /// `f32` in this order (the AVX2 path loads them as one quad).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -88,7 +112,7 @@ pub(crate) struct Solver {
     stages: Vec<stages::Stage>,
     stage_syncs: Vec<stages::StageSync>,
     /// The contacts that get a constraint this step.
-    active: Vec<u32>,
+    active: Vec<ActiveContact>,
     start_poses: Vec<StartPose>,
 }
 
@@ -255,14 +279,14 @@ impl Solver {
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| dynamic[c.body_a as usize] || dynamic[c.body_b as usize])
-                .map(|(k, _)| k as u32),
+                .map(|(k, c)| ActiveContact::new(k, c.manifold.count)),
         );
         let all = contacts.as_slice();
         let ends = |i: u32| dynamic[i as usize].then_some(i);
         self.coloring.build(
             dynamic.len(),
-            self.active.iter().map(|&k| {
-                let c = &all[k as usize];
+            self.active.iter().map(|a| {
+                let c = &all[a.index() as usize];
                 [ends(c.body_a), ends(c.body_b)]
             }),
         );
@@ -276,11 +300,11 @@ impl Solver {
         self.twos.clear();
         for &(begin, end) in &self.coloring.ranges {
             for &k in &self.coloring.order[begin as usize..end as usize] {
-                let k = self.active[k as usize];
-                if all[k as usize].manifold.count == 1 {
-                    self.ones.sources.push(k);
+                let active = self.active[k as usize];
+                if active.has_two_points() {
+                    self.twos.sources.push(active.index());
                 } else {
-                    self.twos.sources.push(k);
+                    self.ones.sources.push(active.index());
                 }
             }
             self.ones.end_color();
