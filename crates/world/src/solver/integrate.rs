@@ -47,8 +47,10 @@ impl BodyState {
     };
 }
 
-/// What velocity integration needs about a body.
+/// What velocity integration needs about a body. The layout is fixed:
+/// the AVX2 path loads the first four `f32` (gravity, dampings) as a quad.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
 pub(crate) struct BodyMotion {
     /// Gravity times the body's gravity scale; zero for non-dynamic bodies.
     pub gravity: Vec2,

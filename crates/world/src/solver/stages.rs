@@ -319,12 +319,32 @@ impl Executor<'_> {
         let p = self.passes;
         let (begin, end) = stage.range(block);
         match stage.work {
-            Work::IntegrateVelocities => {
-                self.bodies(begin, end, |s, m| integrate_velocity(s, m, p.h));
-            }
-            Work::IntegratePositions => {
-                self.bodies(begin, end, |s, _| integrate_position(s, p.limits, p.h));
-            }
+            Work::IntegrateVelocities => match self.isa {
+                Isa::Portable => self.bodies(begin, end, |s, m| integrate_velocity(s, m, p.h)),
+                // SAFETY: `Isa::Avx2` is only chosen when the processor has
+                // AVX2, and body blocks are disjoint (see above).
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => unsafe {
+                    super::avx::integrate_velocities(self.states, self.motions, begin..end, p.h);
+                },
+            },
+            Work::IntegratePositions => match self.isa {
+                Isa::Portable => {
+                    self.bodies(begin, end, |s, _| integrate_position(s, p.limits, p.h));
+                }
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => unsafe {
+                    let limits = p.limits;
+                    super::avx::integrate_positions(
+                        self.states,
+                        self.motions,
+                        begin..end,
+                        limits,
+                        p.h,
+                    );
+                },
+            },
             Work::Constraints { pass, color, ones } => match pass {
                 Pass::WarmStart => self.constraints(&WarmStart, color, ones, begin, end),
                 Pass::Solve => self.constraints(p.solve, color, ones, begin, end),
