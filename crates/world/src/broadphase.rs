@@ -142,9 +142,13 @@ struct GridItem {
 }
 
 impl Grid {
+    /// The cell holding `p`, clamped to the grid. Converting truncates
+    /// towards zero rather than flooring, which differs only below zero,
+    /// where both clamp to the first cell; and it needs no `floor`, a
+    /// library call on the baseline x86-64 target.
     #[inline]
     fn cell_coords(&self, p: Vec2) -> (i32, i32) {
-        let c = ((p - self.origin) * self.inv_cell).floor();
+        let c = (p - self.origin) * self.inv_cell;
         (
             (c.x as i32).clamp(0, self.columns - 1),
             (c.y as i32).clamp(0, self.rows - 1),
