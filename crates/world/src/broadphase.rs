@@ -285,27 +285,32 @@ impl BroadPhase {
             .update_boxes(bodies, colliders, 0.5 * margin, dt, fresh);
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
-        if moved > 0 || fresh {
-            self.find_for_moved(bodies, colliders, moved, fresh);
+        let picked = if moved > 0 || fresh {
+            self.find_for_moved(bodies, colliders, moved, fresh)
+        } else {
+            false
+        };
+        if !picked {
+            let needed = &self.index.needed;
+            self.near.clear();
+            self.near.extend(
+                self.pairs
+                    .iter()
+                    .filter(|p| needed[p.a as usize].overlaps(&needed[p.b as usize])),
+            );
         }
-        let needed = &self.index.needed;
-        self.near.clear();
-        self.near.extend(
-            self.pairs
-                .iter()
-                .filter(|p| needed[p.a as usize].overlaps(&needed[p.b as usize])),
-        );
         &self.near
     }
 
-    /// Rebuilds the index and updates the pairs after `moved` shapes moved.
+    /// Rebuilds the index and updates the pairs after `moved` shapes moved;
+    /// returns whether the near pairs were picked out on the way.
     fn find_for_moved(
         &mut self,
         bodies: &[Body],
         colliders: &[Collider],
         moved: usize,
         fresh: bool,
-    ) {
+    ) -> bool {
         self.index
             .classify(bodies, colliders, &mut self.median_scratch);
         self.index.build_trees(fresh);
@@ -313,8 +318,10 @@ impl BroadPhase {
         let moving = self.index.slots.iter().filter(|s| **s != Slot::Static);
         if fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32 {
             self.find_all();
+            false
         } else {
             self.find_moved();
+            true
         }
     }
 
@@ -367,14 +374,11 @@ impl BroadPhase {
         }
     }
 
-    /// Drops the moved shapes' pairs that no longer overlap, finds their
-    /// new partners, and merges the two sorted lists.
+    /// Finds the moved shapes' new partners, then in one pass over the kept
+    /// pairs drops those of moved shapes that no longer overlap, merges in
+    /// the new ones (both lists are sorted) and picks out the near pairs.
     fn find_moved(&mut self) {
-        let (moved, enlarged) = (&self.index.moved, &self.index.enlarged);
-        self.pairs.retain(|p| {
-            let (a, b) = (p.a as usize, p.b as usize);
-            !(moved[a] || moved[b]) || enlarged[a].overlaps(&enlarged[b])
-        });
+        let moved = &self.index.moved;
         self.queriers.clear();
         for (i, slot) in self.index.slots.iter().enumerate() {
             if moved[i] && *slot != Slot::Static {
@@ -402,7 +406,28 @@ impl BroadPhase {
         }
         self.fresh.sort_unstable();
         self.fresh.dedup();
-        merge_pairs(&self.pairs, &self.fresh, &mut self.merged);
+        let index = &self.index;
+        let kept = self.pairs.iter().copied().filter(|p| {
+            let (a, b) = (p.a as usize, p.b as usize);
+            !(index.moved[a] || index.moved[b]) || index.enlarged[a].overlaps(&index.enlarged[b])
+        });
+        self.merged.clear();
+        self.near.clear();
+        let mut fresh = self.fresh.iter().copied().peekable();
+        let mut keep = |pair: Pair| {
+            self.merged.push(pair);
+            if index.needed[pair.a as usize].overlaps(&index.needed[pair.b as usize]) {
+                self.near.push(pair);
+            }
+        };
+        for pair in kept {
+            while let Some(f) = fresh.next_if(|f| *f < pair) {
+                keep(f);
+            }
+            fresh.next_if_eq(&pair);
+            keep(pair);
+        }
+        fresh.for_each(keep);
         std::mem::swap(&mut self.pairs, &mut self.merged);
     }
 }
