@@ -28,6 +28,12 @@ use super::{run_batches, ConstraintSet, Isa, Solver, StatesPtr};
 const BODY_BLOCK: usize = 512;
 /// SIMD batches (of eight constraints) per block of a constraint stage.
 const BATCH_BLOCK: usize = 32;
+
+/// Below this many SIMD batches a step's stages run on the calling thread
+/// alone: each stage is then a few microseconds of work, less than keeping
+/// two cores in step costs. (The result is the same on any number of
+/// threads.)
+const SMALL_STEP_BATCHES: usize = 2048;
 /// Spins between yields to the operating system while waiting, so that a
 /// thread whose partner was descheduled does not hold its core for long.
 const SPINS_BEFORE_YIELD: u32 = 1 << 10;
@@ -146,7 +152,12 @@ impl Solver {
     /// Runs the substeps and restitution, the calling thread leading and
     /// the other threads of the current pool (if any) helping.
     pub(super) fn run_substeps(&mut self, passes: &StepPasses) {
-        let threads = rayon::current_num_threads();
+        let batches = self.ones.batches.len() + self.twos.batches.len();
+        let threads = if batches < SMALL_STEP_BATCHES {
+            1
+        } else {
+            rayon::current_num_threads()
+        };
         self.plan_stages(passes.substeps, threads);
         self.stage_syncs.clear();
         self.stage_syncs
