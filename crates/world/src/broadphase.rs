@@ -802,6 +802,35 @@ mod tests {
         world
     }
 
+    /// Removing every body, stepping an empty world and adding bodies again
+    /// starts the pairs afresh: the new bodies find each other and the wall,
+    /// and nothing of the old world is left in the index.
+    #[test]
+    fn a_world_emptied_and_refilled_finds_its_new_pairs() {
+        let mut world = scattered_world(&[(0.0, 0.0, 1.0, 0.0, false), (0.4, 0.0, 0.0, 0.0, true)]);
+        world.step();
+        let handles: Vec<_> = world.bodies().map(|b| b.handle()).collect();
+        for h in handles {
+            world.remove_body(h).unwrap();
+        }
+        world.step();
+        assert!(world.broadphase.pairs.is_empty());
+        let wall = world.create_body(BodyDef::fixed()).unwrap();
+        let floor = Segment::new(Vec2::new(-5.0, 0.0), Vec2::new(5.0, 0.0)).unwrap();
+        world.add_shape(wall, floor, Material::default()).unwrap();
+        for x in [0.0, 0.45] {
+            let ball = world
+                .create_body(BodyDef::dynamic().position(x, 0.2))
+                .unwrap();
+            let circle = Circle::new(Vec2::ZERO, 0.25).unwrap();
+            world.add_shape(ball, circle, Material::default()).unwrap();
+        }
+        world.step();
+        let pairs: Vec<(u32, u32)> = world.broadphase.near.iter().map(|p| (p.a, p.b)).collect();
+        // Shapes 1 and 2 are the balls, 0 the floor.
+        assert_eq!(pairs, vec![(1, 0), (1, 2), (2, 0)]);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
 
