@@ -229,8 +229,9 @@ pub(crate) struct BroadPhase {
     /// Every pair whose enlarged boxes overlap (and that may collide),
     /// sorted by `(a, b)`.
     pairs: Vec<Pair>,
-    /// The moved shapes' pairs, and the next `pairs`, while merging.
-    fresh: Vec<Pair>,
+    /// Pairs found this step to merge into the kept ones (a moved shape's
+    /// new pairs, or pairs found out of order), and the next `pairs`.
+    found: Vec<Pair>,
     merged: Vec<Pair>,
     /// The shapes that look for partners this step, in shape order.
     queriers: Vec<u32>,
@@ -362,14 +363,14 @@ impl BroadPhase {
             }
         });
         self.pairs.clear();
-        self.fresh.clear();
+        self.found.clear();
         for chunk in &self.chunks[..chunks] {
             self.pairs.extend_from_slice(&chunk.pairs);
-            self.fresh.extend_from_slice(&chunk.out_of_order);
+            self.found.extend_from_slice(&chunk.out_of_order);
         }
-        if !self.fresh.is_empty() {
-            self.fresh.sort_unstable();
-            merge_pairs(&self.pairs, &self.fresh, &mut self.merged);
+        if !self.found.is_empty() {
+            self.found.sort_unstable();
+            merge_pairs(&self.pairs, &self.found, &mut self.merged);
             std::mem::swap(&mut self.pairs, &mut self.merged);
         }
     }
@@ -400,12 +401,12 @@ impl BroadPhase {
                 }
             }
         });
-        self.fresh.clear();
+        self.found.clear();
         for chunk in &self.chunks[..chunks] {
-            self.fresh.extend_from_slice(&chunk.pairs);
+            self.found.extend_from_slice(&chunk.pairs);
         }
-        self.fresh.sort_unstable();
-        self.fresh.dedup();
+        self.found.sort_unstable();
+        self.found.dedup();
         let index = &self.index;
         let kept = self.pairs.iter().copied().filter(|p| {
             let (a, b) = (p.a as usize, p.b as usize);
@@ -413,7 +414,7 @@ impl BroadPhase {
         });
         self.merged.clear();
         self.near.clear();
-        let mut fresh = self.fresh.iter().copied().peekable();
+        let mut found = self.found.iter().copied().peekable();
         let mut keep = |pair: Pair| {
             self.merged.push(pair);
             if index.needed[pair.a as usize].overlaps(&index.needed[pair.b as usize]) {
@@ -421,13 +422,13 @@ impl BroadPhase {
             }
         };
         for pair in kept {
-            while let Some(f) = fresh.next_if(|f| *f < pair) {
+            while let Some(f) = found.next_if(|f| *f < pair) {
                 keep(f);
             }
-            fresh.next_if_eq(&pair);
+            found.next_if_eq(&pair);
             keep(pair);
         }
-        fresh.for_each(keep);
+        found.for_each(keep);
         std::mem::swap(&mut self.pairs, &mut self.merged);
     }
 }
