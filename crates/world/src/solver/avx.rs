@@ -294,15 +294,16 @@ impl Avx8 {
 }
 
 /// Transposes four field lanes back into the quads at byte `offset` of the
-/// eight states `indices`, and stores the quads of the bodies that move.
+/// eight states `indices`, and stores the quads of the lanes marked in
+/// `store`.
 ///
 /// # Safety
-/// The indices must be states of the buffer, owned by the caller.
+/// The marked indices must be states of the buffer, owned by the caller.
 #[inline(always)]
 unsafe fn store_quads(
     states: StatesPtr,
     indices: &[u32; LANES],
-    moves: &[bool; LANES],
+    store: &[bool; LANES],
     offset: usize,
     fields: [Avx8; 4],
 ) {
@@ -314,7 +315,7 @@ unsafe fn store_quads(
                 (r, _mm256_castps256_ps128(*row)),
                 (r + 4, _mm256_extractf128_ps::<1>(*row)),
             ] {
-                if moves[k] {
+                if store[k] {
                     _mm_storeu_ps(states.at(indices[k]).cast::<u8>().add(offset).cast(), half);
                 }
             }
@@ -322,9 +323,9 @@ unsafe fn store_quads(
     }
 }
 
-/// The bodies of `range`, eight at a time: their indices, whether each
-/// moves, and pointers to their states and motions. The tail that does not
-/// fill eight lanes is left to `tail`.
+/// Calls `eight` for each run of eight bodies of `range` of which at least
+/// one moves, with their indices and whether each moves; the tail that
+/// does not fill eight lanes is left to `tail`, one body at a time.
 #[inline(always)]
 fn for_each_eight(
     motions: &[BodyMotion],
@@ -495,21 +496,10 @@ impl WideLane for Avx8 {
         dynamic: &[bool],
         lanes: &StateL<Avx8>,
     ) {
-        let rows = transpose_halves([lanes.v.x.0, lanes.v.y.0, lanes.w.0, lanes.dp.x.0]);
+        let owned = indices.map(|i| dynamic[i as usize]);
+        let fields = [lanes.v.x, lanes.v.y, lanes.w, lanes.dp.x];
         // SAFETY: the caller owns the dynamic bodies' states.
-        unsafe {
-            for (r, row) in rows.iter().enumerate() {
-                for (k, half) in [
-                    (r, _mm256_castps256_ps128(*row)),
-                    (r + 4, _mm256_extractf128_ps::<1>(*row)),
-                ] {
-                    let i = indices[k];
-                    if dynamic[i as usize] {
-                        _mm_storeu_ps(states.at(i).cast::<f32>(), half);
-                    }
-                }
-            }
-        }
+        unsafe { store_quads(states, indices, &owned, 0, fields) };
     }
 }
 
