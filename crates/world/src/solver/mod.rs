@@ -473,7 +473,7 @@ fn run_batches<const N: usize, P: WidePass>(
     isa: Isa,
 ) {
     match isa {
-        Isa::Portable => run_batches_portable(batches, pass, ptr, dynamic),
+        Isa::Portable => run_batches_with(batches, pass, ptr, dynamic),
         // SAFETY: `Isa::Avx2` is only chosen when the processor has AVX2.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { run_batches_avx2(batches, pass, ptr, dynamic) },
@@ -493,16 +493,6 @@ unsafe fn run_batches_avx2<const N: usize, P: WidePass>(
     dynamic: &[bool],
 ) {
     run_batches_with(avx::as_avx(batches), pass, ptr, dynamic);
-}
-
-/// The baseline build: `f32x8` lanes.
-fn run_batches_portable<const N: usize, P: WidePass>(
-    batches: &mut [WideConstraint<N>],
-    pass: &P,
-    ptr: StatesPtr,
-    dynamic: &[bool],
-) {
-    run_batches_with(batches, pass, ptr, dynamic);
 }
 
 /// Gathers each batch's bodies, runs `pass`, and scatters the velocities.
