@@ -370,7 +370,10 @@ impl BroadPhase {
         }
         if !self.found.is_empty() {
             self.found.sort_unstable();
-            merge_pairs(&self.pairs, &self.found, &mut self.merged);
+            self.merged.clear();
+            merge_pairs(self.pairs.iter().copied(), &self.found, |p| {
+                self.merged.push(p)
+            });
             std::mem::swap(&mut self.pairs, &mut self.merged);
         }
     }
@@ -414,21 +417,12 @@ impl BroadPhase {
         });
         self.merged.clear();
         self.near.clear();
-        let mut found = self.found.iter().copied().peekable();
-        let mut keep = |pair: Pair| {
+        merge_pairs(kept, &self.found, |pair| {
             self.merged.push(pair);
             if index.needed[pair.a as usize].overlaps(&index.needed[pair.b as usize]) {
                 self.near.push(pair);
             }
-        };
-        for pair in kept {
-            while let Some(f) = found.next_if(|f| *f < pair) {
-                keep(f);
-            }
-            found.next_if_eq(&pair);
-            keep(pair);
-        }
-        found.for_each(keep);
+        });
         std::mem::swap(&mut self.pairs, &mut self.merged);
     }
 }
@@ -625,19 +619,18 @@ fn search(
     count
 }
 
-/// The sorted union of two sorted lists of pairs, into `out`.
-fn merge_pairs(kept: &[Pair], fresh: &[Pair], out: &mut Vec<Pair>) {
-    out.clear();
-    out.reserve(kept.len() + fresh.len());
-    let (mut i, mut j) = (0, 0);
-    while i < kept.len() && j < fresh.len() {
-        let (k, f) = (kept[i], fresh[j]);
-        out.push(k.min(f));
-        i += usize::from(k <= f);
-        j += usize::from(f <= k);
+/// Hands `keep` the sorted union of two sorted lists of pairs, each pair
+/// once.
+fn merge_pairs(kept: impl Iterator<Item = Pair>, found: &[Pair], mut keep: impl FnMut(Pair)) {
+    let mut found = found.iter().copied().peekable();
+    for pair in kept {
+        while let Some(f) = found.next_if(|f| *f < pair) {
+            keep(f);
+        }
+        found.next_if_eq(&pair);
+        keep(pair);
     }
-    out.extend_from_slice(&kept[i..]);
-    out.extend_from_slice(&fresh[j..]);
+    found.for_each(keep);
 }
 
 /// Read-only view used by the parallel pair search.
