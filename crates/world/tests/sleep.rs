@@ -111,6 +111,16 @@ fn an_impulse_wakes_a_sleeping_ball_and_gives_it_j_over_m() {
     );
 }
 
+/// How far a body starting at rest moves under gravity `G` in `steps`
+/// steps: symplectic Euler over `N = steps · substeps` substeps of
+/// `h = dt / substeps` gives `g·h²·N(N+1)/2`.
+fn free_fall_distance(world: &World, steps: usize) -> f32 {
+    let substeps = world.settings().substeps as f32;
+    let h = DT / substeps;
+    let n = steps as f32 * substeps;
+    G * h * h * n * (n + 1.0) / 2.0
+}
+
 #[test]
 fn removing_the_floor_under_a_sleeping_ball_lets_it_fall_freely() {
     let mut world = world(true);
@@ -124,12 +134,7 @@ fn removing_the_floor_under_a_sleeping_ball_lets_it_fall_freely() {
     for _ in 0..steps {
         world.step();
     }
-    // Symplectic Euler over N = 4n substeps of h = dt/4: y drops
-    // g·h²·N(N+1)/2.
-    let substeps = world.settings().substeps as f32;
-    let h = DT / substeps;
-    let n = steps as f32 * substeps;
-    let expected = G * h * h * n * (n + 1.0) / 2.0;
+    let expected = free_fall_distance(&world, steps);
     let fallen = y0 - world.body(ball).unwrap().position().y;
     assert!(
         (fallen - expected).abs() < 1e-3 * expected,
@@ -153,10 +158,7 @@ fn turning_gravity_upside_down_wakes_a_sleeping_ball_and_it_rises_freely() {
     for _ in 0..steps {
         world.step();
     }
-    // As in free fall, over N = 4n substeps of h = dt/4: g·h²·N(N+1)/2.
-    let h = DT / world.settings().substeps as f32;
-    let n = (steps * world.settings().substeps as usize) as f32;
-    let expected = G * h * h * n * (n + 1.0) / 2.0;
+    let expected = free_fall_distance(&world, steps);
     let risen = world.body(ball).unwrap().position().y - y0;
     assert!(
         (risen - expected).abs() < 1e-3 * expected,
