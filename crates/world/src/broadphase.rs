@@ -95,6 +95,13 @@ fn box_size(b: &Aabb) -> f32 {
     d.x.max(d.y)
 }
 
+/// Whether two boxes overlap (touching counts), computed without
+/// short-circuiting so that it compiles to compares and no branch.
+#[inline]
+fn overlaps(a: &Aabb, b: &Aabb) -> bool {
+    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
+}
+
 /// How a shape is indexed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
@@ -164,13 +171,16 @@ impl Grid {
         &self.items[self.cell_start[begin] as usize..self.cell_start[end] as usize]
     }
 
-    /// Calls `f` for every grid shape that `wanted` accepts and whose box
-    /// overlaps `query` (tested in that order: the index test is the
-    /// cheaper). A grid box is at most a cell wide and its centre lies in
-    /// its cell, so only cells whose centres lie within half a cell of
-    /// `query` can hold one.
+    /// Appends to `out` every grid shape that `wanted` accepts and whose box
+    /// overlaps `query`. A grid box is at most a cell wide and its centre
+    /// lies in its cell, so only cells whose centres lie within half a cell
+    /// of `query` can hold one.
+    ///
+    /// The scan has no branch per item: each shape is written at the end of
+    /// `out`, and the end advances only if the shape passes. Which shapes
+    /// pass is close to random, so branching on it would mispredict often.
     #[inline]
-    fn for_each_overlap(&self, query: &Aabb, wanted: impl Fn(u32) -> bool, mut f: impl FnMut(u32)) {
+    fn collect_overlaps(&self, query: &Aabb, wanted: impl Fn(u32) -> bool, out: &mut Vec<u32>) {
         if self.items.is_empty() {
             return;
         }
@@ -178,11 +188,16 @@ impl Grid {
         let (x0, y0) = self.cell_coords(query.min - half);
         let (x1, y1) = self.cell_coords(query.max + half);
         for row in y0..=y1 {
-            for item in self.row_run(row, x0, x1) {
-                if wanted(item.shape) && query.overlaps(&item.aabb) {
-                    f(item.shape);
-                }
+            let run = self.row_run(row, x0, x1);
+            let start = out.len();
+            out.resize(start + run.len() + 1, 0);
+            let slots = &mut out[start..];
+            let mut end = 0;
+            for item in run {
+                slots[end] = item.shape;
+                end += usize::from(wanted(item.shape) & overlaps(query, &item.aabb));
             }
+            out.truncate(start + end);
         }
     }
 
@@ -643,9 +658,7 @@ impl PairFinder<'_> {
     fn partners(&self, a: u32, out: &mut Vec<u32>) {
         let index = self.index;
         let query = &index.enlarged[a as usize];
-        index
-            .grid
-            .for_each_overlap(query, |b| b != a, |b| out.push(b));
+        index.grid.collect_overlaps(query, |b| b != a, out);
         if index.slots[a as usize] == Slot::Grid {
             let near = index.grid.block_items(query.center());
             out.extend(
@@ -670,9 +683,7 @@ impl PairFinder<'_> {
         let index = self.index;
         let query = &index.enlarged[a as usize];
         if index.slots[a as usize] == Slot::Grid {
-            index
-                .grid
-                .for_each_overlap(query, |b| b > a, |b| out.push(b));
+            index.grid.collect_overlaps(query, |b| b > a, out);
             let near = index.grid.block_items(query.center());
             out.extend(
                 near.iter()
