@@ -74,6 +74,14 @@ const PAIR_CHUNK: usize = 256;
 /// or many are falling fast.
 const LARGE_FACTOR: f32 = 2.0;
 
+/// At most this fraction of the dynamic shapes (or [`MIN_LARGE`] of them)
+/// goes to the moving tree: when more are large (a falling crowd is large
+/// beside a resting one), the grid's cells grow instead, since a tree query
+/// and the tree shapes listed in every block they cover cost more than a
+/// coarser grid.
+const MAX_LARGE_FRACTION: f32 = 0.05;
+const MIN_LARGE: usize = 16;
+
 /// Grid cells per block side: each block queries the trees once for the
 /// grid shapes in its cells.
 const BLOCK: i32 = 4;
@@ -502,7 +510,21 @@ impl Index {
         }
         let mid = sizes.len() / 2;
         let (_, median, _) = sizes.select_nth_unstable_by(mid, f32::total_cmp);
-        let limit = LARGE_FACTOR * median.max(f32::MIN_POSITIVE);
+        let mut limit = LARGE_FACTOR * median.max(f32::MIN_POSITIVE);
+        let grid_boxes = || {
+            let boxes = self.slots.iter().zip(&self.enlarged);
+            boxes
+                .filter(|(s, _)| **s == Slot::Grid)
+                .map(|(_, b)| box_size(b))
+        };
+        let over = grid_boxes().filter(|&size| size > limit).count();
+        let most_large = ((MAX_LARGE_FRACTION * sizes.len() as f32) as usize).max(MIN_LARGE);
+        if over > most_large {
+            sizes.clear();
+            sizes.extend(grid_boxes());
+            let at = sizes.len() - 1 - most_large;
+            limit = *sizes.select_nth_unstable_by(at, f32::total_cmp).1;
+        }
         for (slot, enlarged) in self.slots.iter_mut().zip(&self.enlarged) {
             if *slot == Slot::Grid && box_size(enlarged) > limit {
                 *slot = Slot::Large;
