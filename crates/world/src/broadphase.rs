@@ -14,9 +14,17 @@
 //! enlarged box ("moved" shapes): their pairs that no longer overlap are
 //! dropped, and their new partners are found and merged in. A settled pile
 //! moves no shape, so its broadphase costs one box test per shape. The kept
-//! pairs are a superset of the pairs whose needed boxes overlap; the
-//! narrowphase tests the needed boxes first ([`BroadPhase::needed`]), so the
-//! contacts are exactly those a search from scratch would give.
+//! pairs are a superset of the pairs whose needed boxes overlap; the pairs
+//! handed to the narrowphase are picked from them by the needed boxes, so
+//! they are exactly those a search from scratch would give.
+//!
+//! **Wall bands.** A long tilted wall's box covers everything beside it (a
+//! turning drum's walls each span the whole drum), so boxes alone would hand
+//! the narrowphase a pair for every shape near it. A static or kinematic
+//! segment or stadium therefore also has a *band*: the strip along its line
+//! that another shape's needed box must reach, `|n·x − d| ≤ r + motion +
+//! margin/2`. A box beyond the band is further from the wall than the step
+//! could close, so the pair is left out.
 //!
 //! **Finding partners.** carom's worlds are mostly many small moving shapes
 //! of similar size (circles, capsules) and a few large fixed ones (walls):
@@ -39,7 +47,7 @@
 //! into the kept list. Either way the list is sorted by `(a, b)` and
 //! independent of the thread count (work is split in fixed chunks).
 
-use carom_shapes::Aabb;
+use carom_shapes::{Aabb, Shape, Transform};
 use glam::Vec2;
 use rayon::prelude::*;
 
@@ -108,6 +116,53 @@ fn box_size(b: &Aabb) -> f32 {
 #[inline]
 fn overlaps(a: &Aabb, b: &Aabb) -> bool {
     (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
+}
+
+/// The strip `|normal·x − offset| ≤ half_width` that a shape must reach to
+/// touch a wall this step (see the module notes).
+#[derive(Debug, Clone, Copy)]
+struct Band {
+    normal: Vec2,
+    offset: f32,
+    half_width: f32,
+}
+
+impl Band {
+    /// The whole plane: shapes other than walls have no band.
+    const EVERYWHERE: Band = Band {
+        normal: Vec2::ZERO,
+        offset: 0.0,
+        half_width: 0.0,
+    };
+
+    /// The band of a segment or stadium placed by `xf` whose points move at
+    /// most `reach − margin/2` this step; [`Band::EVERYWHERE`] for other
+    /// shapes.
+    fn of_wall(shape: &Shape, xf: &Transform, reach: f32) -> Band {
+        let (a, b, radius) = match shape {
+            Shape::Segment(s) => (s.a(), s.b(), 0.0),
+            Shape::Stadium(s) => (s.a(), s.b(), s.radius()),
+            Shape::Circle(_) | Shape::Sector(_) => return Band::EVERYWHERE,
+        };
+        let (a, b) = (xf.apply(a), xf.apply(b));
+        let normal = (b - a).perp().normalize_or_zero();
+        Band {
+            normal,
+            offset: normal.dot(a),
+            half_width: radius + reach,
+        }
+    }
+
+    /// Whether box `b` reaches into the band: the distance from its centre
+    /// to the line, less its half extent along the normal, is at most the
+    /// half width.
+    #[inline]
+    fn reaches(&self, b: &Aabb) -> bool {
+        let center = 0.5 * (b.min + b.max);
+        let half = 0.5 * (b.max - b.min);
+        let from_line = (self.normal.dot(center) - self.offset).abs();
+        from_line - self.normal.abs().dot(half) <= self.half_width
+    }
 }
 
 /// How a shape is indexed.
@@ -279,6 +334,8 @@ struct Index {
     enlarged: Vec<Aabb>,
     /// Per shape: whether its needed box left its enlarged box this step.
     moved: Vec<bool>,
+    /// Per shape: its band this step (static and kinematic walls only).
+    bands: Vec<Band>,
     slots: Vec<Slot>,
     /// Per shape: its body, so the search never reads bodies or colliders.
     owners: Vec<u32>,
@@ -315,13 +372,10 @@ impl BroadPhase {
             false
         };
         if !picked {
-            let needed = &self.index.needed;
+            let index = &self.index;
             self.near.clear();
-            self.near.extend(
-                self.pairs
-                    .iter()
-                    .filter(|p| needed[p.a as usize].overlaps(&needed[p.b as usize])),
-            );
+            self.near
+                .extend(self.pairs.iter().filter(|p| index.is_near(**p)));
         }
         &self.near
     }
@@ -442,7 +496,7 @@ impl BroadPhase {
         self.near.clear();
         merge_pairs(kept, &self.found, |pair| {
             self.merged.push(pair);
-            if index.needed[pair.a as usize].overlaps(&index.needed[pair.b as usize]) {
+            if index.is_near(pair) {
                 self.near.push(pair);
             }
         });
@@ -451,6 +505,15 @@ impl BroadPhase {
 }
 
 impl Index {
+    /// Whether a kept pair may touch this step: its needed boxes overlap and
+    /// `a`'s reaches `b`'s band. Only fixed shapes have bands, and they are
+    /// always `b` (`a` is dynamic).
+    #[inline]
+    fn is_near(&self, pair: Pair) -> bool {
+        let (a, b) = (pair.a as usize, pair.b as usize);
+        self.needed[a].overlaps(&self.needed[b]) && self.bands[b].reaches(&self.needed[a])
+    }
+
     /// Updates each shape's needed box, and grows the enlarged box of each
     /// shape whose needed box left it (of every shape when `fresh`);
     /// returns how many did.
@@ -470,16 +533,27 @@ impl Index {
             self.enlarged.resize(n, empty);
             self.moved.clear();
             self.moved.resize(n, true);
+            self.bands.clear();
+            self.bands.resize(n, Band::EVERYWHERE);
         }
         let mut count = 0;
         let boxes = self.needed.iter_mut().zip(&mut self.enlarged);
-        for ((c, (needed, enlarged)), moved) in colliders.iter().zip(boxes).zip(&mut self.moved) {
+        let flags = self.moved.iter_mut().zip(&mut self.bands);
+        for ((c, (needed, enlarged)), (moved, band)) in colliders.iter().zip(boxes).zip(flags) {
             let body = &bodies[c.body as usize];
             let motion = match body.kind {
                 BodyKind::Static => 0.0,
                 _ => body.motion_bound(dt),
             };
             *needed = c.aabb.expanded(motion + half_margin);
+            let fixed = match body.kind {
+                BodyKind::Static => fresh,
+                BodyKind::Kinematic => true,
+                BodyKind::Dynamic => false,
+            };
+            if fixed {
+                *band = Band::of_wall(&c.shape, &body.transform, motion + half_margin);
+            }
             *moved = fresh || !enlarged.contains(needed);
             if *moved {
                 *enlarged = needed.expanded(slack(body, &c.aabb, motion));
@@ -751,25 +825,36 @@ mod tests {
     use glam::Vec2;
     use proptest::prelude::*;
 
+    use carom_narrowphase::collide;
+    use carom_shapes::{Shape, Transform};
+
+    use super::Band;
     use crate::body::{BodyDef, BodyKind, Material};
     use crate::world::World;
     use crate::WorldSettings;
 
     /// Every pair of shapes whose needed boxes overlap, of different bodies
-    /// with at least one dynamic, oriented as the broadphase orients them.
+    /// with at least one dynamic, and whose dynamic shape's needed box
+    /// reaches the other's band when that is a fixed wall; oriented as the
+    /// broadphase orients them.
     fn brute_force(world: &World, margin: f32, dt: f32) -> Vec<(u32, u32)> {
         let (bodies, colliders) = (&world.bodies, &world.colliders);
+        let motion = |c: &crate::collider::Collider| {
+            let body = &bodies[c.body as usize];
+            match body.kind {
+                BodyKind::Static => 0.0,
+                _ => body.motion_bound(dt),
+            }
+        };
         let needed: Vec<_> = colliders
             .iter()
-            .map(|c| {
-                let body = &bodies[c.body as usize];
-                let motion = match body.kind {
-                    BodyKind::Static => 0.0,
-                    _ => body.motion_bound(dt),
-                };
-                c.aabb.expanded(motion + 0.5 * margin)
-            })
+            .map(|c| c.aabb.expanded(motion(c) + 0.5 * margin))
             .collect();
+        let reaches_band = |wall: usize, other: usize| {
+            let c = &colliders[wall];
+            let xf = &bodies[c.body as usize].transform;
+            Band::of_wall(&c.shape, xf, motion(c) + 0.5 * margin).reaches(&needed[other])
+        };
         let dynamic = |s: usize| bodies[colliders[s].body as usize].kind == BodyKind::Dynamic;
         let mut out = Vec::new();
         for a in 0..colliders.len() {
@@ -778,7 +863,9 @@ mod tests {
                     colliders[a].body != colliders[b].body && (dynamic(a) || dynamic(b));
                 if may_collide && needed[a].overlaps(&needed[b]) {
                     let pair = if dynamic(a) { (a, b) } else { (b, a) };
-                    out.push((pair.0 as u32, pair.1 as u32));
+                    if dynamic(pair.1) || reaches_band(pair.1, pair.0) {
+                        out.push((pair.0 as u32, pair.1 as u32));
+                    }
                 }
             }
         }
@@ -859,11 +946,52 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// A wall's band never leaves out a shape the narrowphase would give
+        /// a point: segments and stadiums of any pose against circles and
+        /// capsules of any pose, with motions and margins.
+        #[test]
+        fn a_wall_band_keeps_every_pair_the_narrowphase_would_touch(
+            (ax, ay, bx, by) in (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0),
+            wall_radius in prop_oneof![Just(0.0f32), 0.05f32..1.0],
+            angle in -3.2f32..3.2,
+            (x, y, r) in (-8.0f32..8.0, -8.0f32..8.0, 0.05f32..1.0),
+            capsule in any::<bool>(),
+            (wall_motion, motion, half_margin) in (0.0f32..0.5, 0.0f32..0.5, 0.0f32..0.1),
+        ) {
+            let (a, b) = (Vec2::new(ax, ay), Vec2::new(bx, by));
+            let wall: Shape = if wall_radius > 0.0 {
+                let Ok(stadium) = Stadium::new(a, b, wall_radius) else { return Ok(()) };
+                stadium.into()
+            } else {
+                let Ok(segment) = Segment::new(a, b) else { return Ok(()) };
+                segment.into()
+            };
+            let other: Shape = if capsule {
+                Stadium::new(Vec2::new(-r, 0.0), Vec2::new(r, 0.0), 0.5 * r).unwrap().into()
+            } else {
+                Circle::new(Vec2::ZERO, r).unwrap().into()
+            };
+            let wall_xf = Transform::new(Vec2::new(0.5, -0.25), 0.3);
+            let xf = Transform::new(Vec2::new(x, y), angle);
+            // What the narrowphase would be asked: every point within the
+            // margin plus both motions.
+            let reach = 2.0 * half_margin + wall_motion + motion;
+            let manifold = collide(&wall, &wall_xf, &other, &xf, reach);
+            let needed = other.aabb_at(&xf).expanded(motion + half_margin);
+            let band = Band::of_wall(&wall, &wall_xf, wall_motion + half_margin);
+            prop_assert!(manifold.is_empty() || band.reaches(&needed));
+        }
+    }
+
+    proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
 
         /// Step after step, with shapes settling, crawling and racing, the
-        /// pairs handed on are exactly those whose needed boxes overlap, once
-        /// each, sorted, whether found afresh or kept and updated.
+        /// pairs handed on are exactly those whose needed boxes overlap (and
+        /// reach a fixed wall's band), once each, sorted, whether found afresh
+        /// or kept and updated.
         #[test]
         fn kept_pairs_cover_every_pair_that_can_touch(
             seeds in prop::collection::vec(
