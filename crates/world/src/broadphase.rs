@@ -128,29 +128,21 @@ struct Band {
 }
 
 impl Band {
-    /// The whole plane: shapes other than walls have no band.
-    const EVERYWHERE: Band = Band {
-        normal: Vec2::ZERO,
-        offset: 0.0,
-        half_width: 0.0,
-    };
-
     /// The band of a segment or stadium placed by `xf` whose points move at
-    /// most `reach − margin/2` this step; [`Band::EVERYWHERE`] for other
-    /// shapes.
-    fn of_wall(shape: &Shape, xf: &Transform, reach: f32) -> Band {
+    /// most `reach − margin/2` this step; `None` for other shapes.
+    fn of_wall(shape: &Shape, xf: &Transform, reach: f32) -> Option<Band> {
         let (a, b, radius) = match shape {
             Shape::Segment(s) => (s.a(), s.b(), 0.0),
             Shape::Stadium(s) => (s.a(), s.b(), s.radius()),
-            Shape::Circle(_) | Shape::Sector(_) => return Band::EVERYWHERE,
+            Shape::Circle(_) | Shape::Sector(_) => return None,
         };
         let (a, b) = (xf.apply(a), xf.apply(b));
-        let normal = (b - a).perp().normalize_or_zero();
-        Band {
+        let normal = (b - a).perp().try_normalize()?;
+        Some(Band {
             normal,
             offset: normal.dot(a),
             half_width: radius + reach,
-        }
+        })
     }
 
     /// Whether box `b` reaches into the band: the distance from its centre
@@ -334,8 +326,10 @@ struct Index {
     enlarged: Vec<Aabb>,
     /// Per shape: whether its needed box left its enlarged box this step.
     moved: Vec<bool>,
-    /// Per shape: its band this step (static and kinematic walls only).
-    bands: Vec<Band>,
+    /// The bands of the static walls (kept while the shapes stay the same)
+    /// and of the kinematic ones (this step's), each sorted by shape.
+    static_bands: Vec<(u32, Band)>,
+    kinematic_bands: Vec<(u32, Band)>,
     slots: Vec<Slot>,
     /// Per shape: its body, so the search never reads bodies or colliders.
     owners: Vec<u32>,
@@ -506,12 +500,26 @@ impl BroadPhase {
 
 impl Index {
     /// Whether a kept pair may touch this step: its needed boxes overlap and
-    /// `a`'s reaches `b`'s band. Only fixed shapes have bands, and they are
-    /// always `b` (`a` is dynamic).
+    /// `a`'s reaches `b`'s band if `b` has one. Only fixed shapes have bands,
+    /// and they are always `b` (`a` is dynamic).
     #[inline]
     fn is_near(&self, pair: Pair) -> bool {
         let (a, b) = (pair.a as usize, pair.b as usize);
-        self.needed[a].overlaps(&self.needed[b]) && self.bands[b].reaches(&self.needed[a])
+        self.needed[a].overlaps(&self.needed[b])
+            && self
+                .band_of(pair.b)
+                .map_or(true, |band| band.reaches(&self.needed[a]))
+    }
+
+    /// The band of `shape`, if it is a fixed wall.
+    fn band_of(&self, shape: u32) -> Option<&Band> {
+        let bands = match self.slots[shape as usize] {
+            Slot::Static => &self.static_bands,
+            Slot::Kinematic => &self.kinematic_bands,
+            Slot::Grid | Slot::Large => return None,
+        };
+        let at = bands.binary_search_by_key(&shape, |&(s, _)| s).ok()?;
+        Some(&bands[at].1)
     }
 
     /// Updates each shape's needed box, and grows the enlarged box of each
@@ -533,26 +541,28 @@ impl Index {
             self.enlarged.resize(n, empty);
             self.moved.clear();
             self.moved.resize(n, true);
-            self.bands.clear();
-            self.bands.resize(n, Band::EVERYWHERE);
+            self.static_bands.clear();
         }
+        self.kinematic_bands.clear();
         let mut count = 0;
         let boxes = self.needed.iter_mut().zip(&mut self.enlarged);
-        let flags = self.moved.iter_mut().zip(&mut self.bands);
-        for ((c, (needed, enlarged)), (moved, band)) in colliders.iter().zip(boxes).zip(flags) {
+        for (i, ((c, (needed, enlarged)), moved)) in
+            colliders.iter().zip(boxes).zip(&mut self.moved).enumerate()
+        {
             let body = &bodies[c.body as usize];
             let motion = match body.kind {
                 BodyKind::Static => 0.0,
                 _ => body.motion_bound(dt),
             };
             *needed = c.aabb.expanded(motion + half_margin);
-            let fixed = match body.kind {
-                BodyKind::Static => fresh,
-                BodyKind::Kinematic => true,
-                BodyKind::Dynamic => false,
+            let bands = match body.kind {
+                BodyKind::Static if fresh => Some(&mut self.static_bands),
+                BodyKind::Kinematic => Some(&mut self.kinematic_bands),
+                _ => None,
             };
-            if fixed {
-                *band = Band::of_wall(&c.shape, &body.transform, motion + half_margin);
+            if let Some(bands) = bands {
+                let band = Band::of_wall(&c.shape, &body.transform, motion + half_margin);
+                bands.extend(band.map(|band| (i as u32, band)));
             }
             *moved = fresh || !enlarged.contains(needed);
             if *moved {
@@ -853,7 +863,8 @@ mod tests {
         let reaches_band = |wall: usize, other: usize| {
             let c = &colliders[wall];
             let xf = &bodies[c.body as usize].transform;
-            Band::of_wall(&c.shape, xf, motion(c) + 0.5 * margin).reaches(&needed[other])
+            Band::of_wall(&c.shape, xf, motion(c) + 0.5 * margin)
+                .map_or(true, |band| band.reaches(&needed[other]))
         };
         let dynamic = |s: usize| bodies[colliders[s].body as usize].kind == BodyKind::Dynamic;
         let mut out = Vec::new();
@@ -980,7 +991,7 @@ mod tests {
             let reach = 2.0 * half_margin + wall_motion + motion;
             let manifold = collide(&wall, &wall_xf, &other, &xf, reach);
             let needed = other.aabb_at(&xf).expanded(motion + half_margin);
-            let band = Band::of_wall(&wall, &wall_xf, wall_motion + half_margin);
+            let band = Band::of_wall(&wall, &wall_xf, wall_motion + half_margin).unwrap();
             prop_assert!(manifold.is_empty() || band.reaches(&needed));
         }
     }
