@@ -3,15 +3,16 @@
 //! Each unordered pair of kinds has one routine, written with the kinds in
 //! a fixed order (circle last, sector first); the reversed order calls it
 //! with the shapes swapped and swaps the result back with
-//! [`ContactManifold::swapped`]. Matching on the two enums costs a jump, no
-//! allocation and no trait objects, so this is fit for the world's hot loop.
+//! [`ContactManifold::swapped`]. Circles, segments and stadiums are placed
+//! in the world first and collided by [`collide_placed`]; sectors keep
+//! their own frame. Matching on the enums costs a jump, no allocation and
+//! no trait objects, so this is fit for the world's hot loop.
 
 use carom_shapes::{Shape, Transform};
 
-use crate::circle::{collide_circle_circle, collide_segment_circle, collide_stadium_circle};
+use crate::placed::{collide_placed, PlacedShape};
 use crate::sector::{collide_sector_sector, collide_sector_segment, collide_sector_stadium};
 use crate::sector_circle::collide_sector_circle;
-use crate::stadium::{collide_segment_stadium, collide_stadium_stadium};
 use crate::ContactManifold;
 
 /// The contact manifold between shape `a` placed by `xf_a` and shape `b`
@@ -27,24 +28,22 @@ pub fn collide(
     xf_b: &Transform,
     margin: f32,
 ) -> ContactManifold {
+    if let (Some(a), Some(b)) = (PlacedShape::new(a, xf_a), PlacedShape::new(b, xf_b)) {
+        return collide_placed(&a, &b, margin);
+    }
     use Shape::{Circle, Sector, Segment, Stadium};
     match (a, b) {
-        (Circle(a), Circle(b)) => collide_circle_circle(a, xf_a, b, xf_b, margin),
-        (Segment(a), Circle(b)) => collide_segment_circle(a, xf_a, b, xf_b, margin),
-        (Stadium(a), Circle(b)) => collide_stadium_circle(a, xf_a, b, xf_b, margin),
         (Sector(a), Circle(b)) => collide_sector_circle(a, xf_a, b, xf_b, margin),
-        (Circle(a), Segment(b)) => collide_segment_circle(b, xf_b, a, xf_a, margin).swapped(),
-        (Circle(a), Stadium(b)) => collide_stadium_circle(b, xf_b, a, xf_a, margin).swapped(),
         (Circle(a), Sector(b)) => collide_sector_circle(b, xf_b, a, xf_a, margin).swapped(),
-        (Segment(_), Segment(_)) => ContactManifold::EMPTY,
-        (Segment(a), Stadium(b)) => collide_segment_stadium(a, xf_a, b, xf_b, margin),
-        (Stadium(a), Segment(b)) => collide_segment_stadium(b, xf_b, a, xf_a, margin).swapped(),
-        (Stadium(a), Stadium(b)) => collide_stadium_stadium(a, xf_a, b, xf_b, margin),
         (Sector(a), Segment(b)) => collide_sector_segment(a, xf_a, b, xf_b, margin),
         (Segment(a), Sector(b)) => collide_sector_segment(b, xf_b, a, xf_a, margin).swapped(),
         (Sector(a), Stadium(b)) => collide_sector_stadium(a, xf_a, b, xf_b, margin),
         (Stadium(a), Sector(b)) => collide_sector_stadium(b, xf_b, a, xf_a, margin).swapped(),
         (Sector(a), Sector(b)) => collide_sector_sector(a, xf_a, b, xf_b, margin),
+        // Pairs without a sector were placed and collided above.
+        (Circle(_) | Segment(_) | Stadium(_), Circle(_) | Segment(_) | Stadium(_)) => {
+            ContactManifold::EMPTY
+        }
     }
 }
 

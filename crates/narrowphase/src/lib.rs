@@ -33,6 +33,13 @@
 //! assert!((m.points[0].separation + 0.05).abs() < 1e-6); // 5 cm of overlap
 //! ```
 //!
+//! # Placing shapes once per step
+//!
+//! A world collides each shape with several others per step. [`PlacedShape`]
+//! holds a circle, segment or stadium already moved into world coordinates,
+//! and [`collide_placed`] collides two of them; [`collide`] goes through the
+//! same routine, so both give the same bits.
+//!
 //! # Conventions
 //!
 //! * The manifold [`normal`](ContactManifold::normal) is a unit vector in
@@ -97,6 +104,7 @@ mod distance;
 mod face;
 pub mod features;
 mod manifold;
+mod placed;
 mod posed_sector;
 mod ray_capsule;
 mod sector;
@@ -114,6 +122,7 @@ pub use circle::{collide_circle_circle, collide_segment_circle, collide_stadium_
 pub use collide::collide;
 pub use distance::{shape_distance, ShapeDistance};
 pub use manifold::{ContactManifold, FeatureId, ManifoldPoint};
+pub use placed::{collide_placed, PlacedShape};
 pub use sector::{collide_sector_sector, collide_sector_segment, collide_sector_stadium};
 pub use sector_circle::collide_sector_circle;
 pub use segment_circle::{segment_circle_offset, SegmentCircleOffset, COINCIDENT_NORMAL};

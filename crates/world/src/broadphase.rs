@@ -52,7 +52,8 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::collider::Collider;
+use crate::buffer::refill;
+use crate::collider::{Collider, StepCollider};
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -333,6 +334,8 @@ struct Index {
     slots: Vec<Slot>,
     /// Per shape: its body, so the search never reads bodies or colliders.
     owners: Vec<u32>,
+    /// Per shape: what the narrowphase reads of it this step.
+    views: Vec<StepCollider>,
     grid: Grid,
     static_tree: AabbTree,
     kinematic_tree: AabbTree,
@@ -342,9 +345,10 @@ struct Index {
 impl BroadPhase {
     /// Candidate pairs for this step, sorted by `(a, b)`: every pair of
     /// shapes whose needed boxes overlap, whose bodies differ and of which
-    /// at least one is dynamic. `static_version` changes whenever shapes
-    /// were added or removed or a body was moved by hand; all pairs are then
-    /// found afresh.
+    /// at least one is dynamic (and that reach a fixed wall's band); with
+    /// them, per shape, what the narrowphase reads of it this step.
+    /// `static_version` changes whenever shapes were added or removed or a
+    /// body was moved by hand; all pairs are then found afresh.
     pub fn find_pairs(
         &mut self,
         bodies: &[Body],
@@ -352,7 +356,7 @@ impl BroadPhase {
         margin: f32,
         dt: f32,
         static_version: u64,
-    ) -> &[Pair] {
+    ) -> (&[Pair], &[StepCollider]) {
         let fresh = self.static_version != Some(static_version);
         self.static_version = Some(static_version);
         let moved = self
@@ -371,7 +375,7 @@ impl BroadPhase {
             self.near
                 .extend(self.pairs.iter().filter(|p| index.is_near(**p)));
         }
-        &self.near
+        (&self.near, &self.index.views)
     }
 
     /// Rebuilds the index and updates the pairs after `moved` shapes moved;
@@ -536,6 +540,7 @@ impl Index {
         let n = colliders.len();
         let empty = Aabb::new(Vec2::ZERO, Vec2::ZERO);
         self.needed.resize(n, empty);
+        refill(&mut self.views, n);
         if fresh {
             self.enlarged.clear();
             self.enlarged.resize(n, empty);
@@ -555,6 +560,7 @@ impl Index {
                 _ => body.motion_bound(dt),
             };
             *needed = c.aabb.expanded(motion + half_margin);
+            self.views.push(StepCollider::new(c, body, motion));
             let bands = match body.kind {
                 BodyKind::Static if fresh => Some(&mut self.static_bands),
                 BodyKind::Kinematic => Some(&mut self.kinematic_bands),
@@ -1024,7 +1030,7 @@ mod tests {
                 }
                 let (margin, dt) = (world.settings().speculative_distance, world.settings().dt);
                 let version = world.static_version;
-                let found =
+                let (found, _) =
                     world.broadphase.find_pairs(&world.bodies, &world.colliders, margin, dt, version);
                 let pairs: Vec<(u32, u32)> = found.iter().map(|p| (p.a, p.b)).collect();
                 prop_assert_eq!(pairs, brute_force(&world, margin, dt), "step {}", step);

@@ -1,6 +1,7 @@
+use carom_narrowphase::PlacedShape;
 use carom_shapes::{Aabb, Shape};
 
-use crate::body::{Material, ShapeHandle};
+use crate::body::{Body, Material, ShapeHandle};
 
 /// A shape attached to a body, as the world stores it.
 #[derive(Debug, Clone)]
@@ -13,4 +14,39 @@ pub(crate) struct Collider {
     pub material: Material,
     /// World-space bounds at the end of the last step.
     pub aabb: Aabb,
+}
+
+/// A collider as one step's contact search reads it: placed in the world,
+/// with what a pair needs of its body and material. Built once per step in
+/// the broadphase's pass over the shapes, so a pair reads two of these from
+/// one array instead of two colliders and two bodies, and each shape is
+/// transformed once rather than once per pair.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StepCollider {
+    /// The shape in world coordinates; `None` for a sector, which is
+    /// collided from its own frame.
+    pub placed: Option<PlacedShape>,
+    /// Dense index of the owning body.
+    pub body: u32,
+    /// How far any point of the body may move this step.
+    pub motion: f32,
+    pub friction: f32,
+    pub restitution: f32,
+    /// Whether the body can move this step ([`crate::body::Body::is_moving`]).
+    pub moving: bool,
+}
+
+impl StepCollider {
+    /// The view of `collider`, owned by `body`, moving at most `motion`.
+    #[inline]
+    pub fn new(collider: &Collider, body: &Body, motion: f32) -> StepCollider {
+        StepCollider {
+            placed: PlacedShape::new(&collider.shape, &body.transform),
+            body: collider.body,
+            motion,
+            friction: collider.material.friction,
+            restitution: collider.material.restitution,
+            moving: body.is_moving(),
+        }
+    }
 }

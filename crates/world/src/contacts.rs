@@ -14,13 +14,13 @@
 
 use std::mem::MaybeUninit;
 
-use carom_narrowphase::{collide, ContactManifold, FeatureId};
+use carom_narrowphase::{collide, collide_placed, ContactManifold, FeatureId};
 use rayon::prelude::*;
 
 use crate::body::{Body, Material};
 use crate::broadphase::Pair;
 use crate::buffer::refill;
-use crate::collider::Collider;
+use crate::collider::{Collider, StepCollider};
 
 /// Pairs handed to one task when computing manifolds.
 const MANIFOLD_CHUNK: usize = 256;
@@ -205,23 +205,10 @@ impl ContactSet {
     /// The new contacts are written over the old ones, one slot per pair,
     /// then the pairs left without a point are squeezed out: one list is
     /// kept, and only a compact copy of last step's impulses beside it.
-    pub fn update(
-        &mut self,
-        pairs: &[Pair],
-        bodies: &[Body],
-        colliders: &[Collider],
-        margin: f32,
-        dt: f32,
-        any_sleeping: bool,
-    ) {
+    pub fn update(&mut self, pairs: &[Pair], reach: &Reach, any_sleeping: bool) {
+        let bodies = reach.bodies;
         refill(&mut self.warm, self.contacts.len());
         self.warm.extend(self.contacts.iter().map(WarmStart::of));
-        let reach = Reach {
-            bodies,
-            colliders,
-            margin,
-            dt,
-        };
         self.frozen.clear();
         if any_sleeping {
             let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
@@ -301,12 +288,15 @@ fn sleeping_side(contact: &Contact, bodies: &[Body]) -> Option<u32> {
     }
 }
 
-/// What computing a pair's contact reads.
-struct Reach<'a> {
-    bodies: &'a [Body],
-    colliders: &'a [Collider],
-    margin: f32,
-    dt: f32,
+/// What computing a pair's contact reads: the step's shapes (see
+/// [`StepCollider`]), the bodies and colliders for what those leave out,
+/// the speculative margin and the step.
+pub(crate) struct Reach<'a> {
+    pub views: &'a [StepCollider],
+    pub bodies: &'a [Body],
+    pub colliders: &'a [Collider],
+    pub margin: f32,
+    pub dt: f32,
 }
 
 impl Reach<'_> {
@@ -324,18 +314,21 @@ impl Reach<'_> {
     /// time, not accuracy. The manifold is first computed with a margin grown by
     /// a bound on both bodies' motion, then each point is tested.
     fn new_contact(&self, pair: Pair) -> Contact {
-        let ca = &self.colliders[pair.a as usize];
-        let cb = &self.colliders[pair.b as usize];
-        let (ba, bb) = (
-            &self.bodies[ca.body as usize],
-            &self.bodies[cb.body as usize],
-        );
+        let (a, b) = (pair.a as usize, pair.b as usize);
+        let (va, vb) = (&self.views[a], &self.views[b]);
         // A pair of bodies that cannot move keeps last step's contact, frozen.
-        let manifold = if ba.is_moving() || bb.is_moving() {
-            let (margin, dt) = (self.margin, self.dt);
-            let reach = margin + ba.motion_bound(dt) + bb.motion_bound(dt);
-            let mut manifold = collide(&ca.shape, &ba.transform, &cb.shape, &bb.transform, reach);
-            keep_reachable_points(&mut manifold, ba, bb, margin, dt);
+        let manifold = if va.moving || vb.moving {
+            let reach = self.margin + va.motion + vb.motion;
+            let mut manifold = match (&va.placed, &vb.placed) {
+                (Some(pa), Some(pb)) => collide_placed(pa, pb, reach),
+                _ => {
+                    let (ca, cb) = (&self.colliders[a], &self.colliders[b]);
+                    let xf_a = &self.bodies[ca.body as usize].transform;
+                    let xf_b = &self.bodies[cb.body as usize].transform;
+                    collide(&ca.shape, xf_a, &cb.shape, xf_b, reach)
+                }
+            };
+            self.keep_reachable_points(&mut manifold, va.body, vb.body);
             manifold
         } else {
             ContactManifold::EMPTY
@@ -343,38 +336,37 @@ impl Reach<'_> {
         Contact {
             shape_a: pair.a,
             shape_b: pair.b,
-            body_a: ca.body,
-            body_b: cb.body,
+            body_a: va.body,
+            body_b: vb.body,
             manifold,
             impulses: [PointImpulse::default(); 2],
-            friction: Material::mix_friction(ca.material.friction, cb.material.friction),
-            restitution: Material::mix_restitution(
-                ca.material.restitution,
-                cb.material.restitution,
-            ),
+            friction: Material::mix_friction(va.friction, vb.friction),
+            restitution: Material::mix_restitution(va.restitution, vb.restitution),
         }
     }
-}
 
-/// Drops points whose gap neither body could close this step at its
-/// current speed.
-fn keep_reachable_points(manifold: &mut ContactManifold, a: &Body, b: &Body, margin: f32, dt: f32) {
-    // Points within the margin are kept whatever the speeds (the common
-    // case in a pile), so the speeds are only worked out for the others.
-    if manifold.points().iter().all(|p| p.separation <= margin) {
-        return;
-    }
-    let mut kept = 0;
-    for k in 0..manifold.count {
-        let p = manifold.points[k];
-        let va = a.linear_velocity + a.angular_velocity * (p.point - a.center).perp();
-        let vb = b.linear_velocity + b.angular_velocity * (p.point - b.center).perp();
-        if p.separation <= margin + (va.length() + vb.length()) * dt {
-            manifold.points[kept] = p;
-            kept += 1;
+    /// Drops points whose gap neither body could close this step at its
+    /// current speed.
+    fn keep_reachable_points(&self, manifold: &mut ContactManifold, a: u32, b: u32) {
+        let margin = self.margin;
+        // Points within the margin are kept whatever the speeds (the common
+        // case in a pile), so the bodies are only read for the others.
+        if manifold.points().iter().all(|p| p.separation <= margin) {
+            return;
         }
+        let (a, b) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+        let mut kept = 0;
+        for k in 0..manifold.count {
+            let p = manifold.points[k];
+            let va = a.linear_velocity + a.angular_velocity * (p.point - a.center).perp();
+            let vb = b.linear_velocity + b.angular_velocity * (p.point - b.center).perp();
+            if p.separation <= margin + (va.length() + vb.length()) * self.dt {
+                manifold.points[kept] = p;
+                kept += 1;
+            }
+        }
+        manifold.count = kept;
     }
-    manifold.count = kept;
 }
 
 /// Copies impulses from `previous` into `current` for points with the same

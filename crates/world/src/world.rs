@@ -8,7 +8,7 @@ use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
 use crate::ccd::Continuous;
 use crate::collider::Collider;
-use crate::contacts::ContactSet;
+use crate::contacts::{ContactSet, Reach};
 use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
@@ -368,7 +368,7 @@ impl World {
             return;
         }
         let margin = self.settings.speculative_distance;
-        let pairs = self.broadphase.find_pairs(
+        let (pairs, views) = self.broadphase.find_pairs(
             &self.bodies,
             &self.colliders,
             margin,
@@ -377,14 +377,15 @@ impl World {
         );
         self.stats.pairs = pairs.len();
         let broadphase = clock.lap();
-        self.contacts.update(
-            pairs,
-            &self.bodies,
-            &self.colliders,
+        let reach = Reach {
+            views,
+            bodies: &self.bodies,
+            colliders: &self.colliders,
             margin,
-            self.settings.dt,
-            self.islands.any_sleeping(),
-        );
+            dt: self.settings.dt,
+        };
+        self.contacts
+            .update(pairs, &reach, self.islands.any_sleeping());
         for &b in self.contacts.to_wake() {
             self.islands.wake_body(&mut self.bodies, b as usize);
         }
