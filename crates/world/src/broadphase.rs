@@ -401,6 +401,14 @@ impl BroadPhase {
         }
     }
 
+    /// Whether `aabb` reaches the band of `shape` this step (see the module
+    /// notes); `true` for a shape without one.
+    pub fn reaches_band(&self, shape: u32, aabb: &Aabb) -> bool {
+        self.index
+            .band_of(shape)
+            .map_or(true, |band| band.reaches(aabb))
+    }
+
     /// Shapes of static and kinematic bodies whose boxes overlap `aabb`.
     pub fn query_fixed(&self, aabb: &Aabb, out: &mut Vec<u32>) {
         out.clear();

@@ -6,8 +6,9 @@
 //! of course during the step: a body knocked by another into a wall it had
 //! no contact with. So after the solver, a *fast* body (one that moved more
 //! than half its thinnest extent) is swept from its start pose to its end
-//! pose against the static and kinematic shapes its path overlaps and that
-//! it had no contact with this step (those the solver already handled). At
+//! pose against the static and kinematic shapes its path overlaps (by box,
+//! and by band for a wall, see [`crate::broadphase`]) and that it had no
+//! contact with this step (those the solver already handled). At
 //! the first time of impact `t` it is moved back to the pose at `t`, its
 //! velocity taken at the same instant (`v₀ + t·(v₁ − v₀)`), so position and
 //! velocity stay consistent. The next step's contact then resolves the
@@ -144,7 +145,9 @@ fn earliest_impact(i: usize, world: &Obstacles, scratch: &mut Vec<u32>) -> Optio
         let path = shape.aabb_at(&from).union(&shape.aabb_at(&body.transform));
         broadphase.query_fixed(&path, scratch);
         for &k in scratch.iter() {
-            if contacts.contains_pair(s, k) {
+            // A path that stays out of a wall's band cannot meet the wall
+            // this step; a pair with a contact was handled by the solver.
+            if !broadphase.reaches_band(k, &path) || contacts.contains_pair(s, k) {
                 continue;
             }
             let other = &colliders[k as usize];
