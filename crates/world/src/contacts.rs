@@ -141,8 +141,11 @@ pub(crate) struct ContactSet {
     frozen: Vec<Contact>,
     /// Last step's impulses, sorted by pair, while `contacts` is rebuilt.
     warm: Vec<WarmStart>,
-    /// Per chunk of pairs: the sleeping bodies its new contacts touch.
-    chunk_wakes: Vec<Vec<u32>>,
+    /// Per chunk of pairs: the sleeping bodies its new contacts touch, and
+    /// how many points they have.
+    chunk_wakes: Vec<(Vec<u32>, usize)>,
+    /// Contact points in `contacts`, counted as they are made.
+    points: usize,
     /// Sleeping bodies that a moving body touched this step.
     to_wake: Vec<u32>,
 }
@@ -151,6 +154,7 @@ impl ContactSet {
     /// Forgets every contact (and so every warm-start impulse).
     pub fn clear(&mut self) {
         self.contacts.clear();
+        self.points = 0;
     }
 
     pub fn len(&self) -> usize {
@@ -180,7 +184,7 @@ impl ContactSet {
 
     /// Contact points, speculative ones included.
     pub fn point_count(&self) -> usize {
-        self.contacts.iter().map(|c| c.manifold.count).sum()
+        self.points
     }
 
     /// The deepest overlap among all points, ≥ 0.
@@ -208,7 +212,8 @@ impl ContactSet {
     pub fn update(&mut self, pairs: &[Pair], reach: &Reach, any_sleeping: bool) {
         let bodies = reach.bodies;
         refill(&mut self.warm, self.contacts.len());
-        self.warm.extend(self.contacts.iter().map(WarmStart::of));
+        self.warm
+            .par_extend(self.contacts.par_iter().map(WarmStart::of));
         self.frozen.clear();
         if any_sleeping {
             let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
@@ -216,13 +221,13 @@ impl ContactSet {
         }
         refill(&mut self.contacts, pairs.len());
         let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
-        self.chunk_wakes.resize_with(chunks, Vec::new);
+        self.chunk_wakes.resize_with(chunks, Default::default);
         let warm = &self.warm;
         self.contacts.spare_capacity_mut()[..pairs.len()]
             .par_chunks_mut(MANIFOLD_CHUNK)
             .zip(pairs.par_chunks(MANIFOLD_CHUNK))
             .zip(self.chunk_wakes.par_iter_mut())
-            .for_each(|((slots, pairs), wake)| {
+            .for_each(|((slots, pairs), (wake, points))| {
                 for (slot, &pair) in slots.iter_mut().zip(pairs) {
                     slot.write(reach.new_contact(pair));
                 }
@@ -230,6 +235,7 @@ impl ContactSet {
                 let slots =
                     unsafe { &mut *(slots as *mut [MaybeUninit<Contact>] as *mut [Contact]) };
                 warm_start_from(slots, warm);
+                *points = slots.iter().map(|c| c.manifold.count).sum();
                 wake.clear();
                 if any_sleeping {
                     let touching = slots.iter().filter(|c| !c.manifold.is_empty());
@@ -242,8 +248,10 @@ impl ContactSet {
         self.contacts.retain(|c| !c.manifold.is_empty());
         merge_sorted(&mut self.contacts, &self.frozen);
         self.to_wake.clear();
-        for wake in &self.chunk_wakes[..chunks] {
+        self.points = self.frozen.iter().map(|c| c.manifold.count).sum();
+        for (wake, points) in &self.chunk_wakes[..chunks] {
             self.to_wake.extend_from_slice(wake);
+            self.points += points;
         }
     }
 }

@@ -318,3 +318,32 @@ fn a_partly_sleeping_pile_is_bit_identical_on_one_and_two_threads() {
     assert!(asleep > 0, "nothing slept, so nothing was tested");
     assert_eq!(one, two, "hashes differ: {one:x} vs {two:x}");
 }
+
+#[test]
+fn step_stats_count_every_contact_point_of_sleeping_and_moving_bodies() {
+    let r = 0.5;
+    let mut world = world(true);
+    add_floor(&mut world, 20.0);
+    let left = add_ball(&mut world, -r, r, r, Material::default());
+    add_ball(&mut world, r, r, r, Material::default());
+    for _ in 0..120 {
+        world.step();
+    }
+    assert!(world.body(left).unwrap().is_sleeping());
+    // A ball falls beside the sleeping pair: for a while the pair's contacts
+    // are carried over unchanged while the ball's are made afresh.
+    add_ball(&mut world, 3.0, 2.0, r, Material::default());
+    let mut counted_frozen = false;
+    for _ in 0..90 {
+        world.step();
+        let stats = world.stats();
+        let points: usize = world.contacts().map(|c| c.manifold.count).sum();
+        assert_eq!(stats.contact_points, points);
+        assert_eq!(stats.manifolds, world.contacts().count());
+        counted_frozen |= world.body(left).unwrap().is_sleeping() && stats.contact_points >= 3;
+    }
+    assert!(
+        counted_frozen,
+        "no step had both sleeping and moving contacts"
+    );
+}
