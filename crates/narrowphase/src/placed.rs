@@ -15,6 +15,22 @@ use crate::ContactManifold;
 
 /// A circle, segment or stadium in world coordinates, made by
 /// [`PlacedShape::new`] and read by [`collide_placed`].
+///
+/// ```
+/// use carom_narrowphase::{collide, collide_placed, PlacedShape};
+/// use carom_narrowphase::shapes::{Circle, Segment, Shape, Transform, Vec2};
+///
+/// let ball: Shape = Circle::new(Vec2::ZERO, 0.5).unwrap().into();
+/// let floor: Shape = Segment::new(Vec2::new(-5.0, 0.0), Vec2::new(5.0, 0.0)).unwrap().into();
+/// let (at, still) = (Transform::from_translation(Vec2::new(0.0, 0.45)), Transform::IDENTITY);
+/// let placed = collide_placed(
+///     &PlacedShape::new(&floor, &still).unwrap(),
+///     &PlacedShape::new(&ball, &at).unwrap(),
+///     0.02,
+/// );
+/// assert_eq!(placed.normal, Vec2::Y);
+/// assert_eq!(placed, collide(&floor, &still, &ball, &at, 0.02));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlacedShape(Placed);
 
