@@ -10,7 +10,7 @@ use crate::face::Face;
 use crate::features::{END_A, END_B, SIDE};
 use crate::segment_circle::COINCIDENT_NORMAL;
 use crate::tolerance::FLAT_SIN;
-use crate::vector::{left_normal_or, unit_and_length};
+use crate::vector::unit_and_length;
 
 /// A rounded segment in world space: every point within `radius` of the core `a b`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,39 +21,68 @@ pub(crate) struct PosedCapsule {
     pub(crate) b: Vec2,
     /// Radius around the core, ≥ 0.
     pub(crate) radius: f32,
+    /// Unit direction from `a` to `b`, zero for a degenerate core; worked
+    /// out once when the capsule is placed, not once per pair.
+    pub(crate) axis: Vec2,
+    /// Length of the core.
+    pub(crate) length: f32,
 }
 
 impl PosedCapsule {
+    /// The capsule around the core `a b`.
+    pub(crate) fn new(a: Vec2, b: Vec2, radius: f32) -> PosedCapsule {
+        let (axis, length) = unit_and_length(b - a).unwrap_or((Vec2::ZERO, 0.0));
+        PosedCapsule {
+            a,
+            b,
+            radius,
+            axis,
+            length,
+        }
+    }
+
     /// A segment placed by `xf`.
     pub(crate) fn segment(segment: &Segment, xf: &Transform) -> PosedCapsule {
-        PosedCapsule {
-            a: xf.apply(segment.a()),
-            b: xf.apply(segment.b()),
-            radius: 0.0,
-        }
+        PosedCapsule::new(xf.apply(segment.a()), xf.apply(segment.b()), 0.0)
     }
 
     /// A stadium placed by `xf`.
     pub(crate) fn stadium(stadium: &Stadium, xf: &Transform) -> PosedCapsule {
-        PosedCapsule {
-            a: xf.apply(stadium.a()),
-            b: xf.apply(stadium.b()),
-            radius: stadium.radius(),
-        }
+        let (a, b) = (xf.apply(stadium.a()), xf.apply(stadium.b()));
+        PosedCapsule::new(a, b, stadium.radius())
     }
 
-    /// The same capsule moved by `offset`.
+    /// The same capsule moved by `offset` (its axis is unchanged).
     pub(crate) fn translated(self, offset: Vec2) -> PosedCapsule {
         PosedCapsule {
             a: self.a + offset,
             b: self.b + offset,
-            radius: self.radius,
+            ..self
         }
+    }
+
+    /// The unit direction of the core, `None` when it is degenerate.
+    pub(crate) fn direction(&self) -> Option<Vec2> {
+        (self.length > 0.0).then_some(self.axis)
     }
 
     /// The core's unit left normal (+y for a degenerate core).
     pub(crate) fn left_normal(&self) -> Vec2 {
-        left_normal_or(self.a, self.b, COINCIDENT_NORMAL)
+        self.direction().map_or(COINCIDENT_NORMAL, Vec2::perp)
+    }
+
+    /// The straight side whose outward normal is `n` (a unit normal of the
+    /// core).
+    pub(crate) fn side(&self, n: Vec2) -> Face {
+        Face {
+            start: self.a + self.radius * n,
+            end: self.b + self.radius * n,
+            normal: n,
+            along: self.axis,
+            length: self.length,
+            id: SIDE,
+            end_ids: [END_A, END_B],
+        }
     }
 
     /// `max x·d` over the capsule: the core's further end plus the radius.
@@ -77,17 +106,11 @@ impl PosedCapsule {
     /// side facing `d` when the core is within [`FLAT_SIN`] of perpendicular
     /// to it, otherwise the cap point of the further end.
     pub(crate) fn support_feature(&self, d: Vec2) -> Feature {
-        if let Some((along, _)) = unit_and_length(self.b - self.a) {
+        if let Some(along) = self.direction() {
             if d.dot(along).abs() <= FLAT_SIN {
                 let n = along.perp();
                 let n = if d.dot(n) >= 0.0 { n } else { -n };
-                return Feature::Face(Face {
-                    start: self.a + self.radius * n,
-                    end: self.b + self.radius * n,
-                    normal: n,
-                    id: SIDE,
-                    end_ids: [END_A, END_B],
-                });
+                return Feature::Face(self.side(n));
             }
         }
         let (end, id) = if self.a.dot(d) >= self.b.dot(d) {
@@ -107,11 +130,7 @@ mod tests {
     use super::*;
 
     fn capsule() -> PosedCapsule {
-        PosedCapsule {
-            a: Vec2::new(-1.0, 0.0),
-            b: Vec2::new(1.0, 0.0),
-            radius: 0.5,
-        }
+        PosedCapsule::new(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.5)
     }
 
     #[test]

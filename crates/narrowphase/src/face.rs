@@ -21,10 +21,31 @@ pub(crate) struct Face {
     pub(crate) end: Vec2,
     /// The unit outward normal.
     pub(crate) normal: Vec2,
+    /// The unit direction from `start` to `end`, and the face's length
+    /// (zero for a face of no length).
+    pub(crate) along: Vec2,
+    pub(crate) length: f32,
     /// The feature number of the face itself.
     pub(crate) id: u8,
     /// The feature numbers of `start` and `end`.
     pub(crate) end_ids: [u8; 2],
+}
+
+impl Face {
+    /// The face from `start` to `end` with outward normal `normal`, its
+    /// direction worked out here.
+    pub(crate) fn new(start: Vec2, end: Vec2, normal: Vec2, id: u8, end_ids: [u8; 2]) -> Face {
+        let (along, length) = unit_and_length(end - start).unwrap_or((Vec2::ZERO, 0.0));
+        Face {
+            start,
+            end,
+            normal,
+            along,
+            length,
+            id,
+            end_ids,
+        }
+    }
 }
 
 /// Which shape owns the reference face.
@@ -44,7 +65,7 @@ pub(crate) fn two_point_manifold(
     incident: &Face,
     owner: Owner,
 ) -> Option<ContactManifold> {
-    let clipped = clip_to_slab(reference.start, reference.end, incident.start, incident.end)?;
+    let clipped = clip_to_slab(reference, incident.start, incident.end)?;
     let n = reference.normal;
     let mut manifold = ContactManifold {
         normal: match owner {
@@ -74,11 +95,12 @@ pub(crate) fn two_point_manifold(
     Some(manifold)
 }
 
-/// The part of segment `x0 x1` whose projection on the line `r0 r1` falls
-/// between `r0` and `r1`, as its two ends (the first derived from `x0`), or
-/// `None` when that part is shorter than [`MIN_CLIP_LENGTH`] along the line.
-fn clip_to_slab(r0: Vec2, r1: Vec2, x0: Vec2, x1: Vec2) -> Option<[Vec2; 2]> {
-    let (along, length) = unit_and_length(r1 - r0)?;
+/// The part of segment `x0 x1` whose projection on the reference face's
+/// line falls within the face, as its two ends (the first derived from
+/// `x0`), or `None` when that part is shorter than [`MIN_CLIP_LENGTH`] along
+/// the line.
+fn clip_to_slab(reference: &Face, x0: Vec2, x1: Vec2) -> Option<[Vec2; 2]> {
+    let (r0, along, length) = (reference.start, reference.along, reference.length);
     let s0 = (x0 - r0).dot(along);
     let s1 = (x1 - r0).dot(along);
     let overlap = s0.max(s1).min(length) - s0.min(s1).max(0.0);
@@ -109,32 +131,31 @@ mod tests {
     }
 
     fn face(start: Vec2, end: Vec2, normal: Vec2) -> Face {
-        Face {
-            start,
-            end,
-            normal,
-            id: 7,
-            end_ids: [1, 2],
-        }
+        Face::new(start, end, normal, 7, [1, 2])
+    }
+
+    /// Clips `x0 x1` to a reference face from `r0` to `r1`.
+    fn clip(r0: Vec2, r1: Vec2, x0: Vec2, x1: Vec2) -> Option<[Vec2; 2]> {
+        clip_to_slab(&face(r0, r1, (r1 - r0).perp()), x0, x1)
     }
 
     #[test]
     fn incident_inside_the_slab_is_kept_whole() {
-        let c = clip_to_slab(v(0.0, 0.0), v(4.0, 0.0), v(1.0, 1.0), v(3.0, 2.0)).unwrap();
+        let c = clip(v(0.0, 0.0), v(4.0, 0.0), v(1.0, 1.0), v(3.0, 2.0)).unwrap();
         assert_eq!(c, [v(1.0, 1.0), v(3.0, 2.0)]);
     }
 
     #[test]
     fn incident_is_cut_at_both_slab_ends() {
-        let c = clip_to_slab(v(0.0, 0.0), v(2.0, 0.0), v(3.0, 1.0), v(-1.0, 3.0)).unwrap();
+        let c = clip(v(0.0, 0.0), v(2.0, 0.0), v(3.0, 1.0), v(-1.0, 3.0)).unwrap();
         assert!((c[0] - v(2.0, 1.5)).length() < 1e-6);
         assert!((c[1] - v(0.0, 2.5)).length() < 1e-6);
     }
 
     #[test]
     fn disjoint_or_barely_touching_projections_give_nothing() {
-        assert!(clip_to_slab(v(0.0, 0.0), v(2.0, 0.0), v(3.0, 1.0), v(5.0, 1.0)).is_none());
-        assert!(clip_to_slab(v(0.0, 0.0), v(2.0, 0.0), v(1.999, 1.0), v(5.0, 1.0)).is_none());
+        assert!(clip(v(0.0, 0.0), v(2.0, 0.0), v(3.0, 1.0), v(5.0, 1.0)).is_none());
+        assert!(clip(v(0.0, 0.0), v(2.0, 0.0), v(1.999, 1.0), v(5.0, 1.0)).is_none());
     }
 
     #[test]

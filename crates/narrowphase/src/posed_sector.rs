@@ -174,31 +174,31 @@ impl PosedSector {
         let start_flat = d.dot(start_normal) > 0.0 && d.dot(self.start_dir).abs() <= FLAT_SIN;
         let end_flat = d.dot(end_normal) > 0.0 && d.dot(self.end_dir).abs() <= FLAT_SIN;
         if start_flat && end_flat && self.start_dir.perp_dot(self.end_dir).abs() <= COLLINEAR_SIN {
-            return Feature::Face(Face {
-                start: self.end_corner(),
-                end: self.start_corner(),
-                normal: start_normal,
-                id: START_EDGE,
-                end_ids: [END_CORNER, START_CORNER],
-            });
+            return Feature::Face(Face::new(
+                self.end_corner(),
+                self.start_corner(),
+                start_normal,
+                START_EDGE,
+                [END_CORNER, START_CORNER],
+            ));
         }
         if start_flat && !(end_flat && d.dot(end_normal) > d.dot(start_normal)) {
-            return Feature::Face(Face {
-                start: self.apex,
-                end: self.start_corner(),
-                normal: start_normal,
-                id: START_EDGE,
-                end_ids: [APEX, START_CORNER],
-            });
+            return Feature::Face(Face::new(
+                self.apex,
+                self.start_corner(),
+                start_normal,
+                START_EDGE,
+                [APEX, START_CORNER],
+            ));
         }
         if end_flat {
-            return Feature::Face(Face {
-                start: self.apex,
-                end: self.end_corner(),
-                normal: end_normal,
-                id: END_EDGE,
-                end_ids: [APEX, END_CORNER],
-            });
+            return Feature::Face(Face::new(
+                self.apex,
+                self.end_corner(),
+                end_normal,
+                END_EDGE,
+                [APEX, END_CORNER],
+            ));
         }
         if self.contains_direction(d) {
             return Feature::Point {

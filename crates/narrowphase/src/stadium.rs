@@ -27,7 +27,7 @@ use carom_shapes::{Segment, Stadium, Transform};
 use glam::Vec2;
 
 use crate::capsule::PosedCapsule;
-use crate::face::{two_point_manifold, Face, Owner};
+use crate::face::{two_point_manifold, Owner};
 use crate::features::{END_A, END_B, SIDE};
 use crate::segment_circle::core_feature;
 use crate::segment_pair::closest_points_between_segments;
@@ -153,17 +153,17 @@ fn lowest_end(c: &PosedCapsule, n: Vec2) -> (Vec2, u8) {
 /// The two-point contact of nearly parallel cores, or `None` (see the module
 /// notes).
 fn flat_contact(a: &PosedCapsule, b: &PosedCapsule, exact: f32) -> Option<ContactManifold> {
-    let (along_a, _) = unit_and_length(a.b - a.a)?;
-    let (along_b, _) = unit_and_length(b.b - b.a)?;
+    let along_a = a.direction()?;
+    let along_b = b.direction()?;
     if along_a.perp_dot(along_b).abs() > FLAT_SIN {
         return None;
     }
     let (side_a, clear_a) = facing_side(along_a.perp(), a.a, b);
     let (side_b, clear_b) = facing_side(along_b.perp(), b.a, a);
     let manifold = if clear_a + REFERENCE_BIAS >= clear_b {
-        two_point_manifold(&side_face(a, side_a), &side_face(b, -side_a), Owner::A)?
+        two_point_manifold(&a.side(side_a), &b.side(-side_a), Owner::A)?
     } else {
-        two_point_manifold(&side_face(b, side_b), &side_face(a, -side_b), Owner::B)?
+        two_point_manifold(&b.side(side_b), &a.side(-side_b), Owner::B)?
     };
     let deepest = manifold.deepest()?.separation;
     ((deepest - exact).abs() <= TWO_POINT_TOLERANCE).then_some(manifold)
@@ -181,17 +181,6 @@ fn facing_side(n: Vec2, origin: Vec2, other: &PosedCapsule) -> (Vec2, f32) {
         (n, above)
     } else {
         (-n, below)
-    }
-}
-
-/// The straight side of capsule `c` whose outward normal is `n`.
-fn side_face(c: &PosedCapsule, n: Vec2) -> Face {
-    Face {
-        start: c.a + c.radius * n,
-        end: c.b + c.radius * n,
-        normal: n,
-        id: SIDE,
-        end_ids: [END_A, END_B],
     }
 }
 
