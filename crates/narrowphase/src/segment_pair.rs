@@ -14,6 +14,9 @@
 use carom_shapes::closest_point_on_segment;
 use glam::Vec2;
 
+use crate::capsule::PosedCapsule;
+use crate::features::{END_A, END_B, SIDE};
+
 /// The closest points of two segments: see [`closest_points_between_segments`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SegmentPairClosest {
@@ -90,6 +93,81 @@ pub fn closest_points_between_segments(
     best
 }
 
+/// The closest points of two placed cores, with the feature of each core
+/// they lie on: what [`closest_points_between_segments`] finds, in the same
+/// order on ties, but projecting on the cores' unit axes rather than
+/// dividing by a squared length for every end point.
+pub(crate) fn closest_core_points(a: &PosedCapsule, b: &PosedCapsule) -> CorePoints {
+    if let Some(c) = intersection(a.a, a.b, b.a, b.b) {
+        return CorePoints {
+            point_a: c.point_a,
+            point_b: c.point_b,
+            features: [SIDE, SIDE],
+            crossing: true,
+        };
+    }
+    let mut best = CorePoints {
+        point_a: a.a,
+        point_b: a.a,
+        features: [END_A, END_A],
+        crossing: false,
+    };
+    let mut best_sq = f32::INFINITY;
+    for (end, feature) in [(a.a, END_A), (a.b, END_B)] {
+        let (on_b, feature_b) = foot_on_core(b, end);
+        let d_sq = (on_b - end).length_squared();
+        if d_sq < best_sq {
+            best_sq = d_sq;
+            best = CorePoints {
+                point_a: end,
+                point_b: on_b,
+                features: [feature, feature_b],
+                crossing: false,
+            };
+        }
+    }
+    for (end, feature) in [(b.a, END_A), (b.b, END_B)] {
+        let (on_a, feature_a) = foot_on_core(a, end);
+        let d_sq = (end - on_a).length_squared();
+        if d_sq < best_sq {
+            best_sq = d_sq;
+            best = CorePoints {
+                point_a: on_a,
+                point_b: end,
+                features: [feature_a, feature],
+                crossing: false,
+            };
+        }
+    }
+    best
+}
+
+/// The closest points of two cores and the feature each lies on
+/// ([`END_A`], [`END_B`] or [`SIDE`] of its core).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct CorePoints {
+    pub(crate) point_a: Vec2,
+    pub(crate) point_b: Vec2,
+    pub(crate) features: [u8; 2],
+    /// Whether the cores properly cross (the points are then their
+    /// intersection).
+    pub(crate) crossing: bool,
+}
+
+/// The point of `core` closest to `p` and the feature it lies on: the
+/// clamped projection `a + clamp((p − a)·u, 0, |b − a|)·u` with the unit
+/// axis `u`.
+fn foot_on_core(core: &PosedCapsule, p: Vec2) -> (Vec2, u8) {
+    let along = (p - core.a).dot(core.axis);
+    if along <= 0.0 {
+        (core.a, END_A)
+    } else if along >= core.length {
+        (core.b, END_B)
+    } else {
+        (core.a + along * core.axis, SIDE)
+    }
+}
+
 /// The intersection of two segments that properly cross, or `None`.
 ///
 /// `side(p)` = `(a1 − a0) × (p − a0)` is linear along the other segment, so
@@ -123,6 +201,8 @@ fn strictly_opposite(x: f32, y: f32) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn v(x: f32, y: f32) -> Vec2 {
@@ -179,5 +259,31 @@ mod tests {
         let c = closest_points_between_segments(v(1.0, 1.0), v(1.0, 1.0), v(0.0, 0.0), v(2.0, 0.0));
         assert_eq!(c.point_b, v(1.0, 0.0));
         assert_eq!(c.fraction_b, 0.5);
+    }
+
+    proptest! {
+        /// Projecting on unit axes finds the same closest points as the
+        /// general routine, up to rounding, and the feature each lies on
+        /// agrees with its fraction wherever that is clear of an end.
+        #[test]
+        fn core_points_match_the_segment_pair_routine(
+            (ax, ay, bx, by) in (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0),
+            (cx, cy, dx, dy) in (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0),
+        ) {
+            let (a0, a1, b0, b1) = (v(ax, ay), v(bx, by), v(cx, cy), v(dx, dy));
+            let general = closest_points_between_segments(a0, a1, b0, b1);
+            let core = closest_core_points(
+                &PosedCapsule::new(a0, a1, 0.0),
+                &PosedCapsule::new(b0, b1, 0.0),
+            );
+            prop_assert_eq!(core.crossing, general.crossing);
+            let distance = (core.point_b - core.point_a).length();
+            prop_assert!((distance - general.distance()).abs() < 1e-4);
+            for (feature, fraction) in core.features.into_iter().zip([general.fraction_a, general.fraction_b]) {
+                if !core.crossing && fraction > 1e-3 && fraction < 1.0 - 1e-3 {
+                    prop_assert_eq!(feature, SIDE);
+                }
+            }
+        }
     }
 }

@@ -29,8 +29,7 @@ use glam::Vec2;
 use crate::capsule::PosedCapsule;
 use crate::face::{two_point_manifold, Owner};
 use crate::features::{END_A, END_B, SIDE};
-use crate::segment_circle::core_feature;
-use crate::segment_pair::closest_points_between_segments;
+use crate::segment_pair::closest_core_points;
 use crate::tolerance::{FLAT_SIN, REFERENCE_BIAS, TWO_POINT_TOLERANCE};
 use crate::vector::unit_and_length;
 use crate::{ContactManifold, FeatureId};
@@ -78,17 +77,15 @@ pub(crate) fn collide_capsules(a: &PosedCapsule, b: &PosedCapsule, margin: f32) 
 }
 
 fn one_or_two_points(a: &PosedCapsule, b: &PosedCapsule, margin: f32) -> ContactManifold {
-    let closest = closest_points_between_segments(a.a, a.b, b.a, b.b);
+    let closest = closest_core_points(a, b);
     let radii = a.radius + b.radius;
     let gap = unit_and_length(closest.point_b - closest.point_a).filter(|_| !closest.crossing);
     let exact = match gap {
         Some((normal, distance)) => {
             let separation = distance - radii;
             let point = closest.point_a + (a.radius + 0.5 * separation) * normal;
-            let id = FeatureId::new(
-                core_feature(closest.fraction_a),
-                core_feature(closest.fraction_b),
-            );
+            let [feature_a, feature_b] = closest.features;
+            let id = FeatureId::new(feature_a, feature_b);
             ContactManifold::single(normal, point, separation, id)
         }
         None => crossing_contact(a, b),
