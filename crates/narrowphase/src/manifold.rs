@@ -106,16 +106,24 @@ impl ContactManifold {
 
     /// The manifold without the points whose separation exceeds `margin`,
     /// keeping the order of the others.
-    pub(crate) fn within_margin(mut self, margin: f32) -> ContactManifold {
-        let mut kept = 0;
-        for i in 0..self.count {
-            if self.points[i].separation <= margin {
-                self.points[kept] = self.points[i];
-                kept += 1;
-            }
+    ///
+    /// A manifold has at most two points, so the cases are spelled out and
+    /// the result built as a new value: moving a point within the array in
+    /// place made later whole-manifold copies wait on the narrower stores.
+    pub(crate) fn within_margin(self, margin: f32) -> ContactManifold {
+        let [first, second] = self.points;
+        let keep_first = self.count > 0 && first.separation <= margin;
+        let keep_second = self.count > 1 && second.separation <= margin;
+        let points = if keep_first {
+            [first, second]
+        } else {
+            [second, second]
+        };
+        ContactManifold {
+            normal: self.normal,
+            points,
+            count: usize::from(keep_first) + usize::from(keep_second),
         }
-        self.count = kept;
-        self
     }
 
     /// The same contact seen from the other shape: the normal flips and each
@@ -126,5 +134,36 @@ impl ContactManifold {
             p.id = p.id.swapped();
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two(first: f32, second: f32) -> ContactManifold {
+        let point = |x: f32, separation: f32, id: u8| ManifoldPoint {
+            point: Vec2::new(x, 0.0),
+            separation,
+            id: FeatureId::new(id, 0),
+        };
+        ContactManifold {
+            normal: Vec2::Y,
+            points: [point(0.0, first, 1), point(1.0, second, 2)],
+            count: 2,
+        }
+    }
+
+    #[test]
+    fn within_margin_keeps_the_points_inside_in_order() {
+        let ids = |m: ContactManifold| m.points().iter().map(|p| p.id).collect::<Vec<_>>();
+        let (first, second) = (FeatureId::new(1, 0), FeatureId::new(2, 0));
+        assert_eq!(ids(two(0.0, 0.0).within_margin(0.1)), vec![first, second]);
+        assert_eq!(ids(two(0.0, 0.5).within_margin(0.1)), vec![first]);
+        assert_eq!(ids(two(0.5, 0.0).within_margin(0.1)), vec![second]);
+        assert!(two(0.5, 0.5).within_margin(0.1).is_empty());
+        let single = ContactManifold::single(Vec2::Y, Vec2::ZERO, 0.2, first);
+        assert!(single.within_margin(0.1).is_empty());
+        assert_eq!(single.within_margin(0.3).count, 1);
     }
 }
