@@ -57,13 +57,15 @@ pub(crate) enum Owner {
     B,
 }
 
-/// The two-point manifold of `incident` resting on `reference`, or `None`
-/// when the faces overlap along the reference face by less than
+/// The two-point manifold of `incident` resting on `reference`, its points
+/// moved by `offset` (the faces may be given relative to a nearby origin),
+/// or `None` when the faces overlap along the reference face by less than
 /// [`MIN_CLIP_LENGTH`]. No margin is applied.
 pub(crate) fn two_point_manifold(
     reference: &Face,
     incident: &Face,
     owner: Owner,
+    offset: Vec2,
 ) -> Option<ContactManifold> {
     let clipped = clip_to_slab(reference, incident.start, incident.end)?;
     let n = reference.normal;
@@ -84,7 +86,7 @@ pub(crate) fn two_point_manifold(
         // contact point lies halfway between it and its foot on the face.
         let separation = (x - reference.start).dot(n);
         *slot = ManifoldPoint {
-            point: x - 0.5 * separation * n,
+            point: x - 0.5 * separation * n + offset,
             separation,
             id: match owner {
                 Owner::A => FeatureId::new(reference.id, end_id),
@@ -162,14 +164,14 @@ mod tests {
     fn two_points_measure_from_the_reference_face() {
         let reference = face(v(0.0, 0.0), v(4.0, 0.0), v(0.0, 1.0));
         let incident = face(v(1.0, -0.1), v(3.0, 0.3), v(0.0, -1.0));
-        let m = two_point_manifold(&reference, &incident, Owner::A).unwrap();
+        let m = two_point_manifold(&reference, &incident, Owner::A, Vec2::ZERO).unwrap();
         assert_eq!(m.normal, v(0.0, 1.0));
         assert!((m.points[0].separation + 0.1).abs() < 1e-6);
         assert!((m.points[1].separation - 0.3).abs() < 1e-6);
         assert!((m.points[0].point - v(1.0, -0.05)).length() < 1e-6);
         assert_eq!(m.points[0].id, FeatureId::new(7, 1));
         assert_eq!(m.points[1].id, FeatureId::new(7, 2));
-        let m = two_point_manifold(&reference, &incident, Owner::B).unwrap();
+        let m = two_point_manifold(&reference, &incident, Owner::B, Vec2::ZERO).unwrap();
         assert_eq!(m.normal, v(0.0, -1.0));
         assert_eq!(m.points[1].id, FeatureId::new(2, 7));
     }

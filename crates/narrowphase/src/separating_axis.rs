@@ -139,9 +139,9 @@ fn flat_contact(
     let along_a = separation_along(a, b, face_a.normal);
     let along_b = separation_along(a, b, -face_b.normal);
     let manifold = if along_a + REFERENCE_BIAS >= along_b {
-        two_point_manifold(face_a, face_b, Owner::A)?
+        two_point_manifold(face_a, face_b, Owner::A, Vec2::ZERO)?
     } else {
-        two_point_manifold(face_b, face_a, Owner::B)?
+        two_point_manifold(face_b, face_a, Owner::B, Vec2::ZERO)?
     };
     let deepest = manifold.deepest()?.separation;
     ((deepest - exact).abs() <= TWO_POINT_TOLERANCE).then_some(manifold)

@@ -69,14 +69,18 @@ pub(crate) fn collide_capsules(a: &PosedCapsule, b: &PosedCapsule, margin: f32) 
     let origin = a.a;
     let a = a.translated(-origin);
     let b = b.translated(-origin);
-    let mut manifold = one_or_two_points(&a, &b, margin);
-    for p in &mut manifold.points[..manifold.count] {
-        p.point += origin;
-    }
-    manifold
+    one_or_two_points(&a, &b, margin, origin)
 }
 
-fn one_or_two_points(a: &PosedCapsule, b: &PosedCapsule, margin: f32) -> ContactManifold {
+/// The manifold of `a` and `b`, given relative to `origin`; its points are
+/// moved back by `origin` as they are made (rather than afterwards, which
+/// would make copying the manifold out wait on the narrower stores).
+fn one_or_two_points(
+    a: &PosedCapsule,
+    b: &PosedCapsule,
+    margin: f32,
+    origin: Vec2,
+) -> ContactManifold {
     let closest = closest_core_points(a, b);
     let radii = a.radius + b.radius;
     let gap = unit_and_length(closest.point_b - closest.point_a).filter(|_| !closest.crossing);
@@ -86,15 +90,15 @@ fn one_or_two_points(a: &PosedCapsule, b: &PosedCapsule, margin: f32) -> Contact
             let point = closest.point_a + (a.radius + 0.5 * separation) * normal;
             let [feature_a, feature_b] = closest.features;
             let id = FeatureId::new(feature_a, feature_b);
-            ContactManifold::single(normal, point, separation, id)
+            ContactManifold::single(normal, point + origin, separation, id)
         }
-        None => crossing_contact(a, b),
+        None => crossing_contact(a, b, origin),
     };
     let exact_separation = exact.points[0].separation;
     if exact_separation > margin {
         return ContactManifold::EMPTY;
     }
-    match flat_contact(a, b, exact_separation) {
+    match flat_contact(a, b, exact_separation, origin) {
         Some(two) => two.within_margin(margin),
         None => exact,
     }
@@ -107,7 +111,7 @@ fn one_or_two_points(a: &PosedCapsule, b: &PosedCapsule, margin: f32) -> Contact
 /// height minus the radii; likewise for A pushed off B's line. The best of
 /// the four is the exact penetration, because the cores' Minkowski
 /// difference is a parallelogram with exactly those edge normals.
-fn crossing_contact(a: &PosedCapsule, b: &PosedCapsule) -> ContactManifold {
+fn crossing_contact(a: &PosedCapsule, b: &PosedCapsule, origin: Vec2) -> ContactManifold {
     let radii = a.radius + b.radius;
     let na = a.left_normal();
     let nb = b.left_normal();
@@ -121,7 +125,8 @@ fn crossing_contact(a: &PosedCapsule, b: &PosedCapsule) -> ContactManifold {
             best_separation = separation;
             // A's surface is `radius_a` above A's line; B's is `radius_b` below its end.
             let point = end + 0.5 * (a.radius - b.radius - height) * n;
-            best = ContactManifold::single(n, point, separation, FeatureId::new(SIDE, end_id));
+            let id = FeatureId::new(SIDE, end_id);
+            best = ContactManifold::single(n, point + origin, separation, id);
         }
     }
     for m in [nb, -nb] {
@@ -132,7 +137,8 @@ fn crossing_contact(a: &PosedCapsule, b: &PosedCapsule) -> ContactManifold {
         if separation > best_separation {
             best_separation = separation;
             let point = end + 0.5 * (b.radius - a.radius - height) * m;
-            best = ContactManifold::single(-m, point, separation, FeatureId::new(end_id, SIDE));
+            let id = FeatureId::new(end_id, SIDE);
+            best = ContactManifold::single(-m, point + origin, separation, id);
         }
     }
     best
@@ -149,7 +155,12 @@ fn lowest_end(c: &PosedCapsule, n: Vec2) -> (Vec2, u8) {
 
 /// The two-point contact of nearly parallel cores, or `None` (see the module
 /// notes).
-fn flat_contact(a: &PosedCapsule, b: &PosedCapsule, exact: f32) -> Option<ContactManifold> {
+fn flat_contact(
+    a: &PosedCapsule,
+    b: &PosedCapsule,
+    exact: f32,
+    origin: Vec2,
+) -> Option<ContactManifold> {
     let along_a = a.direction()?;
     let along_b = b.direction()?;
     if along_a.perp_dot(along_b).abs() > FLAT_SIN {
@@ -158,9 +169,9 @@ fn flat_contact(a: &PosedCapsule, b: &PosedCapsule, exact: f32) -> Option<Contac
     let (side_a, clear_a) = facing_side(along_a.perp(), a.a, b);
     let (side_b, clear_b) = facing_side(along_b.perp(), b.a, a);
     let manifold = if clear_a + REFERENCE_BIAS >= clear_b {
-        two_point_manifold(&a.side(side_a), &b.side(-side_a), Owner::A)?
+        two_point_manifold(&a.side(side_a), &b.side(-side_a), Owner::A, origin)?
     } else {
-        two_point_manifold(&b.side(side_b), &a.side(-side_b), Owner::B)?
+        two_point_manifold(&b.side(side_b), &a.side(-side_b), Owner::B, origin)?
     };
     let deepest = manifold.deepest()?.separation;
     ((deepest - exact).abs() <= TWO_POINT_TOLERANCE).then_some(manifold)
