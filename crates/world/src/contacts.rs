@@ -143,7 +143,7 @@ pub(crate) struct ContactSet {
     warm: Vec<WarmStart>,
     /// Per chunk of pairs: the sleeping bodies its new contacts touch, and
     /// how many points they have.
-    chunk_wakes: Vec<(Vec<u32>, usize)>,
+    chunk_results: Vec<(Vec<u32>, usize)>,
     /// Contact points in `contacts`, counted as they are made.
     points: usize,
     /// Sleeping bodies that a moving body touched this step.
@@ -209,8 +209,8 @@ impl ContactSet {
     /// The new contacts are written over the old ones, one slot per pair,
     /// then the pairs left without a point are squeezed out: one list is
     /// kept, and only a compact copy of last step's impulses beside it.
-    pub fn update(&mut self, pairs: &[Pair], reach: &Reach, any_sleeping: bool) {
-        let bodies = reach.bodies;
+    pub fn update(&mut self, pairs: &[Pair], inputs: &ContactInputs, any_sleeping: bool) {
+        let bodies = inputs.bodies;
         refill(&mut self.warm, self.contacts.len());
         self.warm
             .par_extend(self.contacts.par_iter().map(WarmStart::of));
@@ -221,15 +221,15 @@ impl ContactSet {
         }
         refill(&mut self.contacts, pairs.len());
         let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
-        self.chunk_wakes.resize_with(chunks, Default::default);
+        self.chunk_results.resize_with(chunks, Default::default);
         let warm = &self.warm;
         self.contacts.spare_capacity_mut()[..pairs.len()]
             .par_chunks_mut(MANIFOLD_CHUNK)
             .zip(pairs.par_chunks(MANIFOLD_CHUNK))
-            .zip(self.chunk_wakes.par_iter_mut())
+            .zip(self.chunk_results.par_iter_mut())
             .for_each(|((slots, pairs), (wake, points))| {
                 for (slot, &pair) in slots.iter_mut().zip(pairs) {
-                    slot.write(reach.new_contact(pair));
+                    slot.write(inputs.new_contact(pair));
                 }
                 // SAFETY: every slot of this chunk was written just above.
                 let slots =
@@ -249,7 +249,7 @@ impl ContactSet {
         merge_sorted(&mut self.contacts, &self.frozen);
         self.to_wake.clear();
         self.points = self.frozen.iter().map(|c| c.manifold.count).sum();
-        for (wake, points) in &self.chunk_wakes[..chunks] {
+        for (wake, points) in &self.chunk_results[..chunks] {
             self.to_wake.extend_from_slice(wake);
             self.points += points;
         }
@@ -299,7 +299,7 @@ fn sleeping_side(contact: &Contact, bodies: &[Body]) -> Option<u32> {
 /// What computing a pair's contact reads: the step's shapes (see
 /// [`StepCollider`]), the bodies and colliders for what those leave out,
 /// the speculative margin and the step.
-pub(crate) struct Reach<'a> {
+pub(crate) struct ContactInputs<'a> {
     pub views: &'a [StepCollider],
     pub bodies: &'a [Body],
     pub colliders: &'a [Collider],
@@ -307,7 +307,7 @@ pub(crate) struct Reach<'a> {
     pub dt: f32,
 }
 
-impl Reach<'_> {
+impl ContactInputs<'_> {
     /// The contact of one pair, with no points when none needs a
     /// constraint.
     ///

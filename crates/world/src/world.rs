@@ -8,7 +8,7 @@ use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
 use crate::ccd::Continuous;
 use crate::collider::Collider;
-use crate::contacts::{ContactSet, Reach};
+use crate::contacts::{ContactInputs, ContactSet};
 use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
@@ -377,7 +377,7 @@ impl World {
         );
         self.stats.pairs = pairs.len();
         let broadphase = clock.lap();
-        let reach = Reach {
+        let inputs = ContactInputs {
             views,
             bodies: &self.bodies,
             colliders: &self.colliders,
@@ -385,7 +385,7 @@ impl World {
             dt: self.settings.dt,
         };
         self.contacts
-            .update(pairs, &reach, self.islands.any_sleeping());
+            .update(pairs, &inputs, self.islands.any_sleeping());
         for &b in self.contacts.to_wake() {
             self.islands.wake_body(&mut self.bodies, b as usize);
         }
