@@ -89,6 +89,8 @@ const LARGE_FACTOR: f32 = 2.0;
 /// and the tree shapes listed in every block they cover cost more than a
 /// coarser grid.
 const MAX_LARGE_FRACTION: f32 = 0.05;
+/// So many large shapes may always go to the moving tree, however few the
+/// dynamic shapes.
 const MIN_LARGE: usize = 16;
 
 /// Grid cells per block side: each block queries the trees once for the
@@ -246,7 +248,7 @@ impl Grid {
         for row in y0..=y1 {
             let run = self.row_run(row, x0, x1);
             let start = out.len();
-            out.resize(start + run.len() + 1, 0);
+            out.resize(start + run.len(), 0);
             let slots = &mut out[start..];
             let mut end = 0;
             for item in run {
