@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use carom_narrowphase::shapes::{Circle, Sector, Segment, Shape, Stadium, Transform, Vec2};
 use carom_narrowphase::{
-    collide, collide_circle_circle, collide_sector_circle, collide_segment_circle,
-    collide_stadium_stadium,
+    collide, collide_circle_circle, collide_placed, collide_sector_circle, collide_segment_circle,
+    collide_stadium_stadium, PlacedShape,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -80,6 +80,32 @@ fn stadium_stadium(c: &mut Criterion) {
                 MARGIN,
             )
         })
+    });
+    group.finish();
+}
+
+/// The world's path: shapes placed once per step, then collided placed.
+fn placed(c: &mut Criterion) {
+    let place = |shape: Shape, xf: Transform| PlacedShape::new(&shape, &xf).unwrap();
+    let ball_a = place(
+        Circle::new(Vec2::ZERO, 0.5).unwrap().into(),
+        Transform::IDENTITY,
+    );
+    let ball_b = place(
+        Circle::new(Vec2::ZERO, 0.4).unwrap().into(),
+        Transform::new(Vec2::new(0.6, 0.5), 0.3),
+    );
+    let capsule: Shape = Stadium::new(Vec2::new(-0.25, 0.0), Vec2::new(0.25, 0.0), 0.15)
+        .unwrap()
+        .into();
+    let log_a = place(capsule, Transform::new(Vec2::ZERO, 0.01));
+    let log_b = place(capsule, Transform::new(Vec2::new(0.2, 0.29), 0.0));
+    let mut group = c.benchmark_group("placed");
+    group.bench_function("circle_circle", |bench| {
+        bench.iter(|| collide_placed(black_box(&ball_a), black_box(&ball_b), MARGIN))
+    });
+    group.bench_function("stadium_stadium_parallel", |bench| {
+        bench.iter(|| collide_placed(black_box(&log_a), black_box(&log_b), MARGIN))
     });
     group.finish();
 }
@@ -155,6 +181,6 @@ criterion_group! {
         .measurement_time(Duration::from_secs(2))
         .warm_up_time(Duration::from_millis(500))
         .sample_size(30);
-    targets = circle_circle, segment_circle, stadium_stadium, sector_circle, dispatch
+    targets = circle_circle, segment_circle, stadium_stadium, placed, sector_circle, dispatch
 }
 criterion_main!(benches);
