@@ -99,7 +99,7 @@ impl PosedCapsule {
     /// A disc holding the capsule, as (centre, radius).
     pub(crate) fn bounding_circle(&self) -> (Vec2, f32) {
         let center = 0.5 * (self.a + self.b);
-        (center, 0.5 * (self.b - self.a).length() + self.radius)
+        (center, 0.5 * self.length + self.radius)
     }
 
     /// The part of the surface furthest along the unit direction `d`: the
