@@ -54,6 +54,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::refill;
 use crate::collider::{Collider, StepCollider};
+use crate::threading::Threading;
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -358,6 +359,7 @@ impl BroadPhase {
         margin: f32,
         dt: f32,
         static_version: u64,
+        threading: Threading,
     ) -> (&[Pair], &[StepCollider]) {
         let fresh = self.static_version != Some(static_version);
         self.static_version = Some(static_version);
@@ -367,7 +369,7 @@ impl BroadPhase {
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
         let picked = if moved > 0 || fresh {
-            self.find_for_moved(bodies, colliders, moved, fresh)
+            self.find_for_moved(bodies, colliders, moved, fresh, threading)
         } else {
             false
         };
@@ -388,6 +390,7 @@ impl BroadPhase {
         colliders: &[Collider],
         moved: usize,
         fresh: bool,
+        threading: Threading,
     ) -> bool {
         self.index
             .classify(bodies, colliders, &mut self.median_scratch);
@@ -395,10 +398,10 @@ impl BroadPhase {
         self.index.build_grid();
         let moving = self.index.slots.iter().filter(|s| **s != Slot::Static);
         if fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32 {
-            self.find_all();
+            self.find_all(threading);
             false
         } else {
-            self.find_moved();
+            self.find_moved(threading);
             true
         }
     }
@@ -424,7 +427,7 @@ impl BroadPhase {
     /// does not scan the grid). Pairs whose owner is not their first shape
     /// (a grid shape and a large one before it) come out of order; they are
     /// few, and sorted and merged in at the end.
-    fn find_all(&mut self) {
+    fn find_all(&mut self, threading: Threading) {
         self.queriers.clear();
         for (i, slot) in self.index.slots.iter().enumerate() {
             if matches!(slot, Slot::Grid | Slot::Large) {
@@ -432,7 +435,7 @@ impl BroadPhase {
             }
         }
         let finder = PairFinder { index: &self.index };
-        let chunks = search(&mut self.chunks, &self.queriers, |a, buffers| {
+        let chunks = search(&mut self.chunks, &self.queriers, threading, |a, buffers| {
             let scratch = &mut buffers.scratch;
             scratch.clear();
             finder.owned_partners(a, scratch);
@@ -466,7 +469,7 @@ impl BroadPhase {
     /// Finds the moved shapes' new partners, then in one pass over the kept
     /// pairs drops those of moved shapes that no longer overlap, merges in
     /// the new ones (both lists are sorted) and picks out the near pairs.
-    fn find_moved(&mut self) {
+    fn find_moved(&mut self, threading: Threading) {
         let moved = &self.index.moved;
         self.queriers.clear();
         for (i, slot) in self.index.slots.iter().enumerate() {
@@ -475,7 +478,7 @@ impl BroadPhase {
             }
         }
         let finder = PairFinder { index: &self.index };
-        let chunks = search(&mut self.chunks, &self.queriers, |m, buffers| {
+        let chunks = search(&mut self.chunks, &self.queriers, threading, |m, buffers| {
             let scratch = &mut buffers.scratch;
             scratch.clear();
             finder.partners(m, scratch);
@@ -733,12 +736,13 @@ fn slack(body: &Body, aabb: &Aabb, motion: f32) -> f32 {
     }
 }
 
-/// Runs `find` on each querier in parallel, in fixed chunks of
-/// `queriers`; returns the number of chunks, whose pairs are in `chunks`
-/// in querier order.
+/// Runs `find` on each querier, in fixed chunks of `queriers` shared out
+/// as `threading` says; returns the number of chunks, whose pairs are in
+/// `chunks` in querier order.
 fn search(
     chunks: &mut Vec<ChunkBuffers>,
     queriers: &[u32],
+    threading: Threading,
     find: impl Fn(u32, &mut ChunkBuffers) + Sync,
 ) -> usize {
     let count = queriers.len().div_ceil(PAIR_CHUNK);
@@ -746,6 +750,7 @@ fn search(
     chunks[..count]
         .par_iter_mut()
         .zip(queriers.par_chunks(PAIR_CHUNK))
+        .with_min_len(threading.min_len())
         .for_each(|(buffers, shapes)| {
             buffers.pairs.clear();
             buffers.out_of_order.clear();
@@ -856,6 +861,7 @@ mod tests {
 
     use super::Band;
     use crate::body::{BodyDef, BodyKind, Material};
+    use crate::threading::Threading;
     use crate::world::World;
     use crate::WorldSettings;
 
@@ -976,10 +982,14 @@ mod tests {
     fn assert_near_pairs_are_exact(world: &mut World, step: usize) {
         let (margin, dt) = (world.settings().speculative_distance, world.settings().dt);
         let version = world.static_version;
-        let (found, _) =
-            world
-                .broadphase
-                .find_pairs(&world.bodies, &world.colliders, margin, dt, version);
+        let (found, _) = world.broadphase.find_pairs(
+            &world.bodies,
+            &world.colliders,
+            margin,
+            dt,
+            version,
+            Threading::Pool,
+        );
         let pairs: Vec<(u32, u32)> = found.iter().map(|p| (p.a, p.b)).collect();
         assert_eq!(pairs, brute_force(world, margin, dt), "step {step}");
     }

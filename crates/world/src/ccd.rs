@@ -27,6 +27,7 @@ use crate::broadphase::BroadPhase;
 use crate::collider::Collider;
 use crate::contacts::ContactSet;
 use crate::solver::{set_pose, StartPose};
+use crate::threading::Threading;
 
 /// A body is fast when it moves more than this fraction of its thinnest
 /// extent in one step.
@@ -60,6 +61,7 @@ impl Continuous {
         start: &[StartPose],
         broadphase: &BroadPhase,
         contacts: &ContactSet,
+        threading: Threading,
     ) -> usize {
         self.fast.clear();
         self.fast
@@ -79,6 +81,7 @@ impl Continuous {
         self.chunks[..chunks]
             .par_iter_mut()
             .zip(self.fast.par_chunks(CCD_CHUNK))
+            .with_min_len(threading.min_len())
             .for_each(|((scratch, impacts), fast)| {
                 impacts.clear();
                 impacts.extend(

@@ -21,6 +21,7 @@ use crate::body::{Body, Material};
 use crate::broadphase::Pair;
 use crate::buffer::refill;
 use crate::collider::{Collider, StepCollider};
+use crate::threading::Threading;
 
 /// Pairs handed to one task when computing manifolds.
 const MANIFOLD_CHUNK: usize = 256;
@@ -211,9 +212,14 @@ impl ContactSet {
     /// kept, and only a compact copy of last step's impulses beside it.
     pub fn update(&mut self, pairs: &[Pair], inputs: &ContactInputs, any_sleeping: bool) {
         let bodies = inputs.bodies;
+        let min_len = inputs.threading.min_len();
         refill(&mut self.warm, self.contacts.len());
-        self.warm
-            .par_extend(self.contacts.par_iter().map(WarmStart::of));
+        self.warm.par_extend(
+            self.contacts
+                .par_iter()
+                .with_min_len(min_len)
+                .map(WarmStart::of),
+        );
         self.frozen.clear();
         if any_sleeping {
             let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
@@ -227,6 +233,7 @@ impl ContactSet {
             .par_chunks_mut(MANIFOLD_CHUNK)
             .zip(pairs.par_chunks(MANIFOLD_CHUNK))
             .zip(self.chunk_results.par_iter_mut())
+            .with_min_len(min_len)
             .for_each(|((slots, pairs), (wake, points))| {
                 for (slot, &pair) in slots.iter_mut().zip(pairs) {
                     slot.write(inputs.new_contact(pair));
@@ -305,6 +312,7 @@ pub(crate) struct ContactInputs<'a> {
     pub colliders: &'a [Collider],
     pub margin: f32,
     pub dt: f32,
+    pub threading: Threading,
 }
 
 impl ContactInputs<'_> {

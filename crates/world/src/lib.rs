@@ -37,6 +37,7 @@ mod query;
 mod settings;
 mod sleep;
 mod solver;
+mod threading;
 mod tree;
 mod world;
 

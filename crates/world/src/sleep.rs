@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind, AWAKE};
 use crate::contacts::Contact;
 use crate::settings::WorldSettings;
+use crate::threading::Threading;
 
 /// Bodies handed to one task when updating sleep timers.
 const TIMER_CHUNK: usize = 1024;
@@ -59,8 +60,9 @@ impl Islands {
         bodies: &mut [Body],
         contacts: &[Contact],
         settings: &WorldSettings,
+        threading: Threading,
     ) {
-        update_timers(bodies, settings);
+        update_timers(bodies, settings, threading);
         if bodies
             .iter()
             .any(|b| b.kind == BodyKind::Kinematic && b.is_moving())
@@ -193,19 +195,22 @@ fn is_touching(contact: &Contact, settings: &WorldSettings) -> bool {
 
 /// Adds `dt` to the sleep time of every awake dynamic body slower than the
 /// sleep speeds, and resets it for the others.
-fn update_timers(bodies: &mut [Body], settings: &WorldSettings) {
+fn update_timers(bodies: &mut [Body], settings: &WorldSettings, threading: Threading) {
     let linear_sq = settings.sleep_linear_speed * settings.sleep_linear_speed;
-    bodies.par_chunks_mut(TIMER_CHUNK).for_each(|chunk| {
-        for body in chunk.iter_mut().filter(|b| b.is_awake_dynamic()) {
-            let at_rest = body.linear_velocity.length_squared() <= linear_sq
-                && body.angular_velocity.abs() <= settings.sleep_angular_speed;
-            body.sleep_time = if at_rest {
-                body.sleep_time + settings.dt
-            } else {
-                0.0
-            };
-        }
-    });
+    bodies
+        .par_chunks_mut(TIMER_CHUNK)
+        .with_min_len(threading.min_len())
+        .for_each(|chunk| {
+            for body in chunk.iter_mut().filter(|b| b.is_awake_dynamic()) {
+                let at_rest = body.linear_velocity.length_squared() <= linear_sq
+                    && body.angular_velocity.abs() <= settings.sleep_angular_speed;
+                body.sleep_time = if at_rest {
+                    body.sleep_time + settings.dt
+                } else {
+                    0.0
+                };
+            }
+        });
 }
 
 /// A body touching a moving kinematic body is carried, not at rest.

@@ -13,6 +13,7 @@ use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
 use crate::solver::Solver;
+use crate::threading::Threading;
 
 /// Shapes handed to one task when refreshing bounds.
 const AABB_CHUNK: usize = 1024;
@@ -350,7 +351,27 @@ impl World {
     }
 
     /// Advances the world by exactly one fixed step of `settings.dt`.
+    ///
+    /// A world of fewer than 8,192 shapes steps on the calling thread
+    /// alone, as does any world when rayon has one thread. A larger one
+    /// shares its step's loops with the threads of the rayon pool it is
+    /// called from (`pool.install(|| world.step())`), or of rayon's global
+    /// pool when called from any other thread. The result is the same bits
+    /// either way and for every pool size.
     pub fn step(&mut self) {
+        let threading = Threading::for_step(self.colliders.len(), rayon::current_num_threads());
+        if threading == Threading::Pool && rayon::current_thread_index().is_none() {
+            // From outside rayon, each parallel loop of the step would hand
+            // its work to the pool and block until it came back, a dozen
+            // times per step. Entering the pool once costs one hand-off.
+            rayon::scope(|_| self.step_with(threading));
+        } else {
+            self.step_with(threading);
+        }
+    }
+
+    /// [`World::step`], with its loops run as `threading` says.
+    fn step_with(&mut self, threading: Threading) {
         let mut clock = PhaseClock::start();
         if self.islands.any_sleeping() && !self.bodies.iter().any(Body::is_moving) {
             // Everything sleeps or is fixed: nothing can change this step.
@@ -374,6 +395,7 @@ impl World {
             margin,
             self.settings.dt,
             self.static_version,
+            threading,
         );
         self.stats.pairs = pairs.len();
         let broadphase = clock.lap();
@@ -383,6 +405,7 @@ impl World {
             colliders: &self.colliders,
             margin,
             dt: self.settings.dt,
+            threading,
         };
         self.contacts
             .update(pairs, &inputs, self.islands.any_sleeping());
@@ -390,9 +413,12 @@ impl World {
             self.islands.wake_body(&mut self.bodies, b as usize);
         }
         let narrowphase = clock.lap();
-        let solved = self
-            .solver
-            .step(&self.settings, &mut self.bodies, &mut self.contacts);
+        let solved = self.solver.step(
+            &self.settings,
+            &mut self.bodies,
+            &mut self.contacts,
+            threading,
+        );
         self.stats.manifolds = self.contacts.len();
         self.stats.contact_points = self.contacts.point_count();
         self.stats.colors = solved.colors;
@@ -404,16 +430,21 @@ impl World {
                 solved.start_poses,
                 &self.broadphase,
                 &self.contacts,
+                threading,
             )
         } else {
             0
         };
         if self.settings.sleep {
-            self.islands
-                .fall_asleep(&mut self.bodies, self.contacts.as_slice(), &self.settings);
+            self.islands.fall_asleep(
+                &mut self.bodies,
+                self.contacts.as_slice(),
+                &self.settings,
+                threading,
+            );
         }
         self.stats.sleeping_bodies = self.islands.sleeping_bodies();
-        self.refresh_moving_aabbs();
+        self.refresh_moving_aabbs(threading);
         let finish = clock.lap();
         self.stats.timings = StepTimings {
             broadphase,
@@ -521,16 +552,19 @@ impl World {
     }
 
     /// Recomputes the world bounds of every shape of a body that can move.
-    fn refresh_moving_aabbs(&mut self) {
+    fn refresh_moving_aabbs(&mut self, threading: Threading) {
         let bodies = &self.bodies;
-        self.colliders.par_chunks_mut(AABB_CHUNK).for_each(|chunk| {
-            for collider in chunk {
-                let body = &bodies[collider.body as usize];
-                if body.kind != BodyKind::Static && !body.is_sleeping() {
-                    collider.aabb = collider.shape.aabb_at(&body.transform);
+        self.colliders
+            .par_chunks_mut(AABB_CHUNK)
+            .with_min_len(threading.min_len())
+            .for_each(|chunk| {
+                for collider in chunk {
+                    let body = &bodies[collider.body as usize];
+                    if body.kind != BodyKind::Static && !body.is_sleeping() {
+                        collider.aabb = collider.shape.aabb_at(&body.transform);
+                    }
                 }
-            }
-        });
+            });
     }
 
     fn refresh_aabbs(&mut self, body_index: usize) {

@@ -117,6 +117,25 @@ fn a_settling_pile_is_bit_identical_on_one_and_two_threads() {
     assert_eq!(hashes[0], hashes[1], "hashes differ: {hashes:x?}");
 }
 
+#[test]
+fn a_step_called_from_outside_rayon_gives_the_same_bits_as_one_in_a_pool() {
+    // The hopper is large enough to share its steps with rayon's global
+    // pool, which it enters once per step from this (non-rayon) thread; the
+    // tumbler is small enough to step on this thread alone.
+    for (scene, steps) in [("hopper", 120), ("tumbler", 120)] {
+        let (_, mut outside) = load(scene);
+        for _ in 0..steps {
+            outside.step();
+        }
+        let (_, mut pooled) = load(scene);
+        assert_eq!(
+            outside.state_hash(),
+            hash_after(&mut pooled, steps, 2),
+            "{scene}: stepping from outside a pool changed the result"
+        );
+    }
+}
+
 /// A body touching more constraints than there are graph colours sends the
 /// extra ones to the overflow set, solved in order after the colours: a big
 /// disc buried under a heap of small balls exercises it.

@@ -34,6 +34,7 @@ use crate::buffer::{refill, refill_with};
 use crate::contacts::{Contact, ContactSet, PointImpulse};
 use crate::graph::Coloring;
 use crate::settings::WorldSettings;
+use crate::threading::Threading;
 #[cfg(test)]
 use contact::{relative_velocity, tangent, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
@@ -176,10 +177,11 @@ impl Solver {
         settings: &WorldSettings,
         bodies: &mut [Body],
         contacts: &mut ContactSet,
+        threading: Threading,
     ) -> Solved<'_> {
         let substeps = settings.substeps;
         let h = settings.dt / substeps as f32;
-        self.load_bodies(settings, bodies, h);
+        self.load_bodies(settings, bodies, h, threading);
         self.color(contacts);
         // Stiffness is capped at a quarter of the substep rate for stability;
         // contacts with an immovable body get twice the frequency, since only
@@ -192,7 +194,7 @@ impl Solver {
             soft: Softness::new(hertz, settings.contact_damping_ratio, h),
             stiff: Softness::new(2.0 * hertz, settings.contact_damping_ratio, h),
         };
-        self.prepare(contacts);
+        self.prepare(contacts, threading);
         let limits = MotionLimits {
             max_linear_speed: settings.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
@@ -205,16 +207,17 @@ impl Solver {
             ctx,
             use_bias: false,
         };
-        self.run_substeps(&stages::StepPasses {
+        let passes = stages::StepPasses {
             substeps,
             h,
             limits: &limits,
             solve: &solve,
             relax: &relax,
             restitution: &Restitution { ctx },
-        });
+        };
+        self.run_substeps(&passes, threading);
         self.store_impulses(contacts);
-        self.store_bodies(bodies);
+        self.store_bodies(bodies, threading);
         Solved {
             colors: self.coloring.color_count(),
             start_poses: &self.start_poses,
@@ -222,7 +225,13 @@ impl Solver {
     }
 
     /// Copies body velocities into the solver state and records start poses.
-    fn load_bodies(&mut self, settings: &WorldSettings, bodies: &[Body], h: f32) {
+    fn load_bodies(
+        &mut self,
+        settings: &WorldSettings,
+        bodies: &[Body],
+        h: f32,
+        threading: Threading,
+    ) {
         let n = bodies.len();
         // One entry more than there are bodies for the null body (below),
         // sized up front: pushing it would double the arrays' capacity.
@@ -242,6 +251,7 @@ impl Solver {
             self.start_poses.par_chunks_mut(BODY_CHUNK),
         )
             .into_par_iter()
+            .with_min_len(threading.min_len())
             .for_each(|(bodies, states, masses, motions, dynamic, poses)| {
                 for (k, b) in bodies.iter().enumerate() {
                     states[k] = load_state(b);
@@ -294,7 +304,7 @@ impl Solver {
 
     /// Builds one constraint per contact, grouped by colour and split by
     /// point count, and packs them into SIMD batches.
-    fn prepare(&mut self, contacts: &ContactSet) {
+    fn prepare(&mut self, contacts: &ContactSet, threading: Threading) {
         let all = contacts.as_slice();
         self.ones.clear();
         self.twos.clear();
@@ -317,8 +327,9 @@ impl Solver {
             dynamic: &self.dynamic,
         };
         let null_body = (self.states.len() - 1) as u32;
-        self.ones.prepare(&view, null_body, self.isa);
-        self.twos.prepare(&view, null_body, self.isa);
+        let min_len = threading.min_len();
+        self.ones.prepare(&view, null_body, self.isa, min_len);
+        self.twos.prepare(&view, null_body, self.isa, min_len);
     }
 
     fn store_impulses(&self, contacts: &mut ContactSet) {
@@ -328,10 +339,11 @@ impl Solver {
     }
 
     /// Writes the step's motion back into the bodies.
-    fn store_bodies(&self, bodies: &mut [Body]) {
+    fn store_bodies(&self, bodies: &mut [Body], threading: Threading) {
         bodies
             .par_chunks_mut(BODY_CHUNK)
             .zip(self.states.par_chunks(BODY_CHUNK))
+            .with_min_len(threading.min_len())
             .for_each(|(bodies, states)| {
                 for (b, s) in bodies.iter_mut().zip(states) {
                     if b.kind == BodyKind::Static || b.is_sleeping() {
@@ -416,8 +428,8 @@ impl<const N: usize> ConstraintSet<N> {
 
     /// Prepares every constraint straight into batches of eight, each
     /// colour on its own (a colour's last batch padded with `null_body`
-    /// lanes), in parallel.
-    fn prepare(&mut self, view: &PrepareView, null_body: u32, isa: Isa) {
+    /// lanes), in parallel with at least `min_len` batches per task.
+    fn prepare(&mut self, view: &PrepareView, null_body: u32, isa: Isa, min_len: usize) {
         self.batch_lanes.clear();
         self.color_batches.clear();
         let mut begin = 0;
@@ -438,6 +450,7 @@ impl<const N: usize> ConstraintSet<N> {
         self.batches.par_extend(
             self.batch_lanes
                 .par_iter()
+                .with_min_len(min_len)
                 .map(|&(start, end)| prepare_batch(view, &sources[start..end], null_body, isa)),
         );
     }
@@ -701,9 +714,9 @@ mod tests {
         let settings = *world.settings();
         let h = settings.dt / settings.substeps as f32;
         let mut solver = Solver::default();
-        solver.load_bodies(&settings, &world.bodies, h);
+        solver.load_bodies(&settings, &world.bodies, h, Threading::Pool);
         solver.color(&world.contacts);
-        solver.prepare(&world.contacts);
+        solver.prepare(&world.contacts, Threading::Pool);
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
             masses: &solver.masses,

@@ -23,6 +23,7 @@ use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
 use super::wide::{WideConstraint, WidePass};
 use super::{run_batches, ConstraintSet, Isa, Solver, StatesPtr};
+use crate::threading::Threading;
 
 /// Bodies per block of an integration stage.
 const BODY_BLOCK: usize = 512;
@@ -149,11 +150,11 @@ impl StageSync {
 }
 
 impl Solver {
-    /// Runs the substeps and restitution, the calling thread leading and
-    /// the other threads of the current pool (if any) helping.
-    pub(super) fn run_substeps(&mut self, passes: &StepPasses) {
+    /// Runs the substeps and restitution, the calling thread leading and,
+    /// for a large step in a pool, the pool's other threads helping.
+    pub(super) fn run_substeps(&mut self, passes: &StepPasses, threading: Threading) {
         let batches = self.ones.batches.len() + self.twos.batches.len();
-        let threads = if batches < SMALL_STEP_BATCHES {
+        let threads = if threading == Threading::Calling || batches < SMALL_STEP_BATCHES {
             1
         } else {
             rayon::current_num_threads()
@@ -174,6 +175,11 @@ impl Solver {
             isa: self.isa,
             passes,
         };
+        if threads == 1 {
+            // Without helpers, so without entering rayon at all.
+            exec.lead();
+            return;
+        }
         rayon::scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(|_| exec.help());
