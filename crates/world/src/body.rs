@@ -2,6 +2,7 @@ use carom_shapes::{Rot, Transform};
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
+use crate::collider::NO_SHAPE;
 use crate::error::{check_finite, check_non_negative, WorldError};
 
 slotmap::new_key_type! {
@@ -211,7 +212,6 @@ impl BodyDef {
 pub(crate) struct Body {
     pub handle: BodyHandle,
     pub kind: BodyKind,
-    pub name: Option<String>,
     /// Pose of the body origin.
     pub transform: Transform,
     /// Angle accumulated over every step, so it does not wrap at ±π.
@@ -229,8 +229,12 @@ pub(crate) struct Body {
     pub gravity_scale: f32,
     pub linear_damping: f32,
     pub angular_damping: f32,
-    /// Dense indices of this body's shapes.
-    pub shapes: Vec<u32>,
+    /// Dense indices of this body's first and last shapes (the rest are
+    /// linked through `Collider::next_shape`), or `NO_SHAPE` for none. A
+    /// list rather than a `Vec` per body keeps bodies small and spares a
+    /// heap allocation for each.
+    pub first_shape: u32,
+    pub last_shape: u32,
     /// Radius of the largest disc the body surely contains around its
     /// thinnest part; a body moving less than a fraction of it per step cannot
     /// tunnel.
@@ -247,7 +251,8 @@ pub(crate) struct Body {
 pub(crate) const AWAKE: u32 = u32::MAX;
 
 impl Body {
-    pub fn new(handle: BodyHandle, def: BodyDef) -> Body {
+    /// A body made from `def`; its name is kept by the world, not here.
+    pub fn new(handle: BodyHandle, def: &BodyDef) -> Body {
         let transform = Transform {
             translation: def.position,
             rotation: Rot::from_angle(def.angle),
@@ -255,7 +260,6 @@ impl Body {
         Body {
             handle,
             kind: def.kind,
-            name: def.name,
             transform,
             angle: def.angle,
             center: def.position,
@@ -269,7 +273,8 @@ impl Body {
             gravity_scale: def.gravity_scale,
             linear_damping: def.linear_damping,
             angular_damping: def.angular_damping,
-            shapes: Vec::new(),
+            first_shape: NO_SHAPE,
+            last_shape: NO_SHAPE,
             min_extent: 0.0,
             max_extent: 0.0,
             sleep_time: 0.0,

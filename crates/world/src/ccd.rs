@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
 use crate::broadphase::BroadPhase;
-use crate::collider::Collider;
+use crate::collider::{shape_list, Collider};
 use crate::contacts::ContactSet;
 use crate::solver::{set_pose, StartPose};
 use crate::threading::Threading;
@@ -143,7 +143,7 @@ fn earliest_impact(i: usize, world: &Obstacles, scratch: &mut Vec<u32>) -> Optio
     let sweep = sweep_of(body, &start[i]);
     let from = sweep.transform_at(0.0);
     let mut earliest = 1.0f32;
-    for &s in &body.shapes {
+    for s in shape_list(colliders, body.first_shape) {
         let shape = &colliders[s as usize].shape;
         let path = shape.aabb_at(&from).union(&shape.aabb_at(&body.transform));
         broadphase.query_fixed(&path, scratch);

@@ -14,6 +14,20 @@ pub(crate) struct Collider {
     pub material: Material,
     /// World-space bounds at the end of the last step.
     pub aabb: Aabb,
+    /// Dense index of the body's next shape, in the order they were added,
+    /// or [`NO_SHAPE`].
+    pub next_shape: u32,
+}
+
+/// The end of a body's list of shapes.
+pub(crate) const NO_SHAPE: u32 = u32::MAX;
+
+/// Dense indices of the shapes in the list that starts at `first`, as
+/// linked through [`Collider::next_shape`].
+pub(crate) fn shape_list(colliders: &[Collider], first: u32) -> impl Iterator<Item = u32> + '_ {
+    std::iter::successors(Some(first).filter(|&s| s != NO_SHAPE), move |&s| {
+        Some(colliders[s as usize].next_shape).filter(|&n| n != NO_SHAPE)
+    })
 }
 
 /// A collider as one step's contact search reads it: placed in the world,

@@ -2,12 +2,12 @@ use carom_narrowphase::ContactManifold;
 use carom_shapes::{Aabb, Rot, Shape, Transform};
 use glam::Vec2;
 use rayon::prelude::*;
-use slotmap::SlotMap;
+use slotmap::{SlotMap, SparseSecondaryMap};
 
 use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
 use crate::ccd::Continuous;
-use crate::collider::Collider;
+use crate::collider::{shape_list, Collider, NO_SHAPE};
 use crate::contacts::{ContactInputs, ContactSet};
 use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
@@ -31,6 +31,8 @@ pub struct World {
     body_slots: SlotMap<BodyHandle, u32>,
     shape_slots: SlotMap<ShapeHandle, u32>,
     pub(crate) bodies: Vec<Body>,
+    /// The names given at creation, kept apart: most bodies have none.
+    names: SparseSecondaryMap<BodyHandle, String>,
     pub(crate) colliders: Vec<Collider>,
     pub(crate) broadphase: BroadPhase,
     pub(crate) contacts: ContactSet,
@@ -123,6 +125,7 @@ impl World {
             body_slots: SlotMap::with_key(),
             shape_slots: SlotMap::with_key(),
             bodies: Vec::new(),
+            names: SparseSecondaryMap::new(),
             colliders: Vec::new(),
             broadphase: BroadPhase::default(),
             contacts: ContactSet::default(),
@@ -167,7 +170,10 @@ impl World {
         def.validate()?;
         let index = self.bodies.len() as u32;
         let handle = self.body_slots.insert(index);
-        self.bodies.push(Body::new(handle, def));
+        self.bodies.push(Body::new(handle, &def));
+        if let Some(name) = def.name {
+            self.names.insert(handle, name);
+        }
         Ok(handle)
     }
 
@@ -192,8 +198,14 @@ impl World {
             shape,
             material,
             aabb,
+            next_shape: NO_SHAPE,
         });
-        self.bodies[body_index].shapes.push(collider_index);
+        let owner = &mut self.bodies[body_index];
+        match owner.last_shape {
+            NO_SHAPE => owner.first_shape = collider_index,
+            last => self.colliders[last as usize].next_shape = collider_index,
+        }
+        owner.last_shape = collider_index;
         self.update_mass(body_index);
         self.static_version += 1;
         Ok(handle)
@@ -208,11 +220,14 @@ impl World {
         self.islands.wake_all(&mut self.bodies);
         let removed = self.bodies.remove(index);
         self.body_slots.remove(body);
-        for &c in &removed.shapes {
+        self.names.remove(body);
+        let mut removed_shapes = 0;
+        for c in shape_list(&self.colliders, removed.first_shape) {
             self.shape_slots.remove(self.colliders[c as usize].handle);
+            removed_shapes += 1;
         }
-        let mut shape_map = vec![u32::MAX; self.colliders.len()];
-        let mut kept = Vec::with_capacity(self.colliders.len() - removed.shapes.len());
+        let mut shape_map = vec![NO_SHAPE; self.colliders.len()];
+        let mut kept = Vec::with_capacity(self.colliders.len() - removed_shapes);
         for (old, mut collider) in std::mem::take(&mut self.colliders).into_iter().enumerate() {
             if collider.body as usize == index {
                 continue;
@@ -224,14 +239,19 @@ impl World {
             kept.push(collider);
         }
         self.colliders = kept;
-        for (i, collider) in self.colliders.iter().enumerate() {
+        // List ends stay ends.
+        let new_index = |s: u32| match s {
+            NO_SHAPE => NO_SHAPE,
+            s => shape_map[s as usize],
+        };
+        for (i, collider) in self.colliders.iter_mut().enumerate() {
             self.shape_slots[collider.handle] = i as u32;
+            collider.next_shape = new_index(collider.next_shape);
         }
         for (i, b) in self.bodies.iter_mut().enumerate() {
             self.body_slots[b.handle] = i as u32;
-            for s in &mut b.shapes {
-                *s = shape_map[*s as usize];
-            }
+            b.first_shape = new_index(b.first_shape);
+            b.last_shape = new_index(b.last_shape);
         }
         self.contacts.clear();
         self.static_version += 1;
@@ -569,9 +589,11 @@ impl World {
 
     fn refresh_aabbs(&mut self, body_index: usize) {
         let body = &self.bodies[body_index];
-        for &c in &body.shapes {
-            let collider = &mut self.colliders[c as usize];
+        let mut next = body.first_shape;
+        while next != NO_SHAPE {
+            let collider = &mut self.colliders[next as usize];
             collider.aabb = collider.shape.aabb_at(&body.transform);
+            next = collider.next_shape;
         }
     }
 
@@ -585,8 +607,8 @@ impl World {
         let body = &self.bodies[body_index];
         let mut mass = 0.0;
         let mut first_moment = Vec2::ZERO;
-        let mut parts = Vec::with_capacity(body.shapes.len());
-        for &c in &body.shapes {
+        let mut parts = Vec::new();
+        for c in shape_list(&self.colliders, body.first_shape) {
             let collider = &self.colliders[c as usize];
             let props = collider.shape.mass_properties(collider.material.density);
             mass += props.mass;
@@ -602,10 +624,8 @@ impl World {
             .iter()
             .map(|p| p.inertia + p.mass * (p.center - local_center).length_squared())
             .sum();
-        let shapes: Vec<Shape> = body
-            .shapes
-            .iter()
-            .map(|&c| self.colliders[c as usize].shape)
+        let shapes: Vec<Shape> = shape_list(&self.colliders, body.first_shape)
+            .map(|c| self.colliders[c as usize].shape)
             .collect();
         let body = &mut self.bodies[body_index];
         body.local_center = local_center;
@@ -666,7 +686,7 @@ impl<'w> BodyRef<'w> {
 
     /// The label given at creation.
     pub fn name(&self) -> Option<&'w str> {
-        self.body().name.as_deref()
+        self.world.names.get(self.body().handle).map(String::as_str)
     }
 
     /// World position of the body origin.
@@ -719,11 +739,8 @@ impl<'w> BodyRef<'w> {
 
     /// Handles of the body's shapes, in the order they were added.
     pub fn shapes(&self) -> impl Iterator<Item = ShapeHandle> + 'w {
-        let world = self.world;
-        self.body()
-            .shapes
-            .iter()
-            .map(move |&c| world.colliders[c as usize].handle)
+        let colliders = &self.world.colliders;
+        shape_list(colliders, self.body().first_shape).map(move |c| colliders[c as usize].handle)
     }
 }
 

@@ -55,6 +55,48 @@ fn a_removed_body_leaves_stale_handles_behind() {
 }
 
 #[test]
+fn shapes_added_in_turns_stay_with_their_bodies_through_a_removal() {
+    let mut world = World::new(WorldSettings::default()).unwrap();
+    let a = world.create_body(BodyDef::dynamic()).unwrap();
+    let b = world
+        .create_body(BodyDef::dynamic().position(3.0, 0.0))
+        .unwrap();
+    let radii = [0.1, 0.2, 0.3, 0.4];
+    // a, b, a, b: neither body's shapes are adjacent in the world.
+    let mut added = Vec::new();
+    for (k, &r) in radii.iter().enumerate() {
+        let owner = if k % 2 == 0 { a } else { b };
+        added.push(
+            world
+                .add_shape(owner, disc(r), Material::default())
+                .unwrap(),
+        );
+    }
+    let b_shapes = |world: &World| -> Vec<_> { world.body(b).unwrap().shapes().collect() };
+    assert_eq!(b_shapes(&world), vec![added[1], added[3]]);
+
+    world.remove_body(a).unwrap();
+    assert_eq!(world.shape(added[0]).err(), Some(WorldError::StaleShape));
+    assert_eq!(world.shape(added[2]).err(), Some(WorldError::StaleShape));
+    assert_eq!(b_shapes(&world), vec![added[1], added[3]]);
+    let last = world.add_shape(b, disc(0.5), Material::default()).unwrap();
+    assert_eq!(b_shapes(&world), vec![added[1], added[3], last]);
+    for (h, r) in [(added[1], 0.2), (added[3], 0.4), (last, 0.5)] {
+        let shape = world.shape(h).unwrap();
+        assert_eq!(shape.body(), b);
+        assert_eq!(*shape.shape(), carom::shapes::Shape::Circle(disc(r)));
+    }
+    // The mass is that of the three discs left, density 1: π·Σr².
+    let expected = std::f32::consts::PI * (0.04 + 0.16 + 0.25);
+    let mass = world.body(b).unwrap().mass();
+    assert!(
+        (mass - expected).abs() < 1e-5 * expected,
+        "mass {mass}, expected {expected}"
+    );
+    world.step();
+}
+
+#[test]
 fn invalid_settings_and_definitions_are_refused_with_the_field_named() {
     let bad_dt = WorldSettings {
         dt: 0.0,
