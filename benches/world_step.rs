@@ -3,7 +3,9 @@
 //! Each measurement is one `World::step` of a world that has already run
 //! for a while, so the figures describe a settling pile rather than free fall.
 //! Sleeping is off: criterion steps the same world thousands of times, and a
-//! pile that fell asleep part-way would make later samples nearly free.
+//! pile that fell asleep part-way would make later samples nearly free. The
+//! steps are called from criterion's thread, outside any rayon pool, as a
+//! program embedding carom would call them.
 
 use std::path::Path;
 
@@ -56,7 +58,7 @@ fn bench_scenes(c: &mut Criterion) {
 fn bench_pile_sizes(c: &mut Criterion) {
     let mut group = c.benchmark_group("circle_pile_step");
     group.sample_size(10);
-    for n in [1_000u32, 10_000] {
+    for n in [1_000u32, 10_000, 100_000] {
         let mut world = circle_pile(n, 120);
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| world.step())
