@@ -304,9 +304,8 @@ pub(crate) struct BroadPhase {
     /// sorted by `(a, b)`.
     pairs: Vec<Pair>,
     /// Pairs found this step to merge into the kept ones (a moved shape's
-    /// new pairs, or pairs found out of order), and the next `pairs`.
+    /// new pairs, or pairs found out of order).
     found: Vec<Pair>,
-    merged: Vec<Pair>,
     /// The shapes that look for partners this step, in shape order.
     queriers: Vec<u32>,
     /// The pairs whose needed boxes overlap: what the narrowphase gets.
@@ -458,11 +457,7 @@ impl BroadPhase {
         }
         if !self.found.is_empty() {
             self.found.sort_unstable();
-            self.merged.clear();
-            merge_pairs(self.pairs.iter().copied(), &self.found, |p| {
-                self.merged.push(p)
-            });
-            std::mem::swap(&mut self.pairs, &mut self.merged);
+            merge_in_place(&mut self.pairs, &self.found, |_| true, |_| {});
         }
     }
 
@@ -499,19 +494,18 @@ impl BroadPhase {
         self.found.sort_unstable();
         self.found.dedup();
         let index = &self.index;
-        let kept = self.pairs.iter().copied().filter(|p| {
+        let still_overlaps = |p: Pair| {
             let (a, b) = (p.a as usize, p.b as usize);
             !(index.moved[a] || index.moved[b]) || index.enlarged[a].overlaps(&index.enlarged[b])
-        });
-        self.merged.clear();
+        };
         self.near.clear();
-        merge_pairs(kept, &self.found, |pair| {
-            self.merged.push(pair);
+        merge_in_place(&mut self.pairs, &self.found, still_overlaps, |pair| {
             if index.is_near(pair) {
                 self.near.push(pair);
             }
         });
-        std::mem::swap(&mut self.pairs, &mut self.merged);
+        // The merge handed the pairs over last first.
+        self.near.reverse();
     }
 }
 
@@ -761,18 +755,46 @@ fn search(
     count
 }
 
-/// Hands `keep` the sorted union of two sorted lists of pairs, each pair
-/// once.
-fn merge_pairs(kept: impl Iterator<Item = Pair>, found: &[Pair], mut keep: impl FnMut(Pair)) {
-    let mut found = found.iter().copied().peekable();
-    for pair in kept {
-        while let Some(f) = found.next_if(|f| *f < pair) {
-            keep(f);
+/// Merges the sorted, duplicate-free `found` into the sorted `pairs` in
+/// place, dropping the pairs that `retain` rejects unless they were found
+/// again, and hands `merged` each pair of the result, last first.
+///
+/// The merge runs from the back: `pairs` grows by `found.len()` and the
+/// result is written from the new end down, then moved to the front. The
+/// write position never falls below the next pair to read (it leads by the
+/// found pairs still to place plus the pairs dropped so far), so no second
+/// list of pairs is needed.
+fn merge_in_place(
+    pairs: &mut Vec<Pair>,
+    found: &[Pair],
+    retain: impl Fn(Pair) -> bool,
+    mut merged: impl FnMut(Pair),
+) {
+    let mut read = pairs.len();
+    pairs.resize(read + found.len(), Pair { a: 0, b: 0 });
+    let mut write = pairs.len();
+    let mut found = found.iter().rev().copied().peekable();
+    while read > 0 {
+        read -= 1;
+        let pair = pairs[read];
+        while let Some(f) = found.next_if(|f| *f > pair) {
+            write -= 1;
+            pairs[write] = f;
+            merged(f);
         }
-        found.next_if_eq(&pair);
-        keep(pair);
+        if found.next_if_eq(&pair).is_some() || retain(pair) {
+            write -= 1;
+            pairs[write] = pair;
+            merged(pair);
+        }
     }
-    found.for_each(keep);
+    for f in found {
+        write -= 1;
+        pairs[write] = f;
+        merged(f);
+    }
+    pairs.copy_within(write.., 0);
+    pairs.truncate(pairs.len() - write);
 }
 
 /// Read-only view used by the parallel pair search.
@@ -859,7 +881,7 @@ mod tests {
     use carom_narrowphase::collide;
     use carom_shapes::{Shape, Transform};
 
-    use super::Band;
+    use super::{merge_in_place, Band, Pair};
     use crate::body::{BodyDef, BodyKind, Material};
     use crate::threading::Threading;
     use crate::world::World;
@@ -1098,6 +1120,39 @@ mod tests {
                 assert_near_pairs_are_exact(&mut world, step);
                 world.step();
             }
+        }
+    }
+
+    /// A sorted, duplicate-free list of pairs over a few shapes.
+    fn pair_list(max_len: usize) -> impl Strategy<Value = Vec<Pair>> {
+        prop::collection::btree_set((0u32..12, 0u32..12), 0..max_len)
+            .prop_map(|set| set.into_iter().map(|(a, b)| Pair { a, b }).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// Merging in place gives the sorted union of the retained kept
+        /// pairs and the found ones, each once, and hands every pair of it
+        /// over, last first.
+        #[test]
+        fn merging_in_place_gives_the_sorted_union(
+            kept in pair_list(60),
+            found in pair_list(20),
+            dropped_b in 0u32..12,
+        ) {
+            let retain = |p: Pair| p.b != dropped_b;
+            let mut expected: Vec<Pair> = kept.iter().copied().filter(|&p| retain(p)).collect();
+            expected.extend(&found);
+            expected.sort_unstable();
+            expected.dedup();
+
+            let mut pairs = kept.clone();
+            let mut handed = Vec::new();
+            merge_in_place(&mut pairs, &found, retain, |p| handed.push(p));
+            handed.reverse();
+            prop_assert_eq!(&pairs, &expected);
+            prop_assert_eq!(&handed, &expected);
         }
     }
 }
