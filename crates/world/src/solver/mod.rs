@@ -508,7 +508,8 @@ unsafe fn run_batches_avx2<const N: usize, P: WidePass>(
     run_batches_with(avx::as_avx(batches), pass, ptr, dynamic);
 }
 
-/// Gathers each batch's bodies, runs `pass`, and scatters the velocities.
+/// Gathers each batch's bodies, runs `pass`, and scatters the velocities;
+/// skips the batches the pass would leave alone.
 #[inline(always)]
 fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
     batches: &mut [WideConstraint<N, L>],
@@ -517,6 +518,9 @@ fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
     dynamic: &[bool],
 ) {
     for c in batches {
+        if pass.leaves_alone(c) {
+            continue;
+        }
         // SAFETY: `a` and `b` index `states`, whose buffer outlives this
         // call; within a colour each dynamic state belongs to one lane of
         // one batch, and padding lanes and immovable bodies are only read,

@@ -409,6 +409,13 @@ pub(crate) trait WidePass: Sync {
         a: &mut StateL<L>,
         b: &mut StateL<L>,
     );
+
+    /// Whether the pass would leave batch `c` and its bodies as they are,
+    /// so that the bodies need not even be gathered.
+    #[inline(always)]
+    fn leaves_alone<const N: usize, L: WideLane>(&self, _c: &WideConstraint<N, L>) -> bool {
+        false
+    }
 }
 
 impl WidePass for WarmStart {
@@ -462,6 +469,13 @@ impl WidePass for Solve {
 }
 
 impl WidePass for Restitution {
+    /// A batch with no bouncy lane (restitution 0 in every lane, the common
+    /// case) cannot bounce.
+    #[inline(always)]
+    fn leaves_alone<const N: usize, L: WideLane>(&self, c: &WideConstraint<N, L>) -> bool {
+        !c.restitution.any_positive()
+    }
+
     #[inline(always)]
     fn run_wide<const N: usize, L: WideLane>(
         &self,
@@ -510,7 +524,7 @@ mod tests {
     use super::*;
     use crate::solver::contact::reference::ConstraintPass;
     use crate::solver::contact::Softness;
-    use crate::solver::contact::{ConstraintPoint, SolveContext};
+    use crate::solver::contact::{ConstraintPoint, SolveContext, APPROACH_RECORDED, PUSHED};
     use carom_shapes::Rot;
 
     /// A small deterministic generator, so the test needs no dependency.
@@ -625,6 +639,59 @@ mod tests {
             unsafe { on_avx(&mut batch, &mut avx_states, ctx) };
             assert_same_bits(&batch, &avx_states, &scalar, &scalar_states);
         }
+    }
+
+    #[test]
+    fn the_restitution_pass_skips_only_batches_it_would_leave_unchanged() {
+        let mut n = Numbers(11);
+        let ctx = SolveContext {
+            inv_h: 240.0,
+            push_speed: 3.0,
+            restitution_threshold: 1.0,
+            soft: Softness::new(60.0, 10.0, 1.0 / 240.0),
+            stiff: Softness::new(120.0, 10.0, 1.0 / 240.0),
+        };
+        let states: Vec<BodyState> = (0..16).map(|_| state(&mut n)).collect();
+        let mut constraints: Vec<ContactConstraint<1>> =
+            (0..8).map(|i| constraint(&mut n, i)).collect();
+        for c in &mut constraints {
+            // Each point pushed, striking fast: it would bounce if it could.
+            c.restitution = 0.0;
+            c.points[0].approach_speed = -5.0;
+            c.flags[0] |= PUSHED | APPROACH_RECORDED;
+        }
+        let pass = Restitution { ctx };
+        let run = |constraints: &[ContactConstraint<1>]| {
+            let mut batch = WideConstraint::pack(constraints, 0);
+            let mut after = states.clone();
+            let ptr = StatesPtr(after.as_mut_ptr());
+            let dynamic = vec![true; after.len()];
+            // SAFETY: the batch indexes `after`, and nothing else touches it.
+            unsafe {
+                let (mut a, mut b) = (f32x8::gather(ptr, &batch.a), f32x8::gather(ptr, &batch.b));
+                pass.run_wide(&mut batch, &mut a, &mut b);
+                f32x8::scatter(ptr, &batch.a, &dynamic, &a);
+                f32x8::scatter(ptr, &batch.b, &dynamic, &b);
+            }
+            after
+                .iter()
+                .zip(&states)
+                .filter(|(got, before)| {
+                    (got.v.x.to_bits(), got.v.y.to_bits(), got.w.to_bits())
+                        != (
+                            before.v.x.to_bits(),
+                            before.v.y.to_bits(),
+                            before.w.to_bits(),
+                        )
+                })
+                .count()
+        };
+        assert!(pass.leaves_alone(&WideConstraint::pack(&constraints, 0)));
+        assert_eq!(run(&constraints), 0, "a skipped batch would have changed");
+        // One bouncy lane is enough to run the batch, and it bounces.
+        constraints[5].restitution = 0.5;
+        assert!(!pass.leaves_alone(&WideConstraint::pack(&constraints, 0)));
+        assert!(run(&constraints) > 0, "the bouncy lane moved its bodies");
     }
 
     /// Warm start, solve, relax and restitution on one batch, every body
