@@ -451,14 +451,19 @@ impl WidePass for Solve {
             use_bias: self.use_bias,
         };
         let one = L::splat(1.0);
+        // Only restitution reads the approach speeds, and it leaves a batch
+        // with no bouncy lane alone, so such a batch need not keep them.
+        let bouncy = c.restitution.any_positive();
         for k in 0..N {
             let (applied, vn) = lanes::solve_normal(&c.pair, &mut c.points[k], a, b, &pass);
-            // Where the point pushed for the first time, its normal velocity
-            // is the approach speed that restitution will reverse.
-            let first = c.recorded[k].if_positive(c.approach_speed[k], vn);
-            c.approach_speed[k] = applied.if_positive(first, c.approach_speed[k]);
-            c.recorded[k] = applied.if_positive(one, c.recorded[k]);
-            c.pushed[k] = applied.if_positive(one, c.pushed[k]);
+            if bouncy {
+                // Where the point pushed for the first time, its normal
+                // velocity is the approach speed that restitution reverses.
+                let first = c.recorded[k].if_positive(c.approach_speed[k], vn);
+                c.approach_speed[k] = applied.if_positive(first, c.approach_speed[k]);
+                c.recorded[k] = applied.if_positive(one, c.recorded[k]);
+                c.pushed[k] = applied.if_positive(one, c.pushed[k]);
+            }
         }
         if !self.use_bias {
             for p in &mut c.points {
