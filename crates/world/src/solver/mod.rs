@@ -674,11 +674,19 @@ mod tests {
 
     /// Checks that preparing eight constraints at once, on `f32x8` lanes and
     /// on the AVX2 path when the processor has it, gives, bit for bit, the
-    /// eight constraints prepared one at a time and packed.
-    fn check_batches<const N: usize>(set: &ConstraintSet<N>, view: &PrepareView, null_body: u32) {
+    /// eight constraints prepared one at a time and packed. Returns how
+    /// many batches had no bouncy lane, and how many had one or more.
+    fn check_batches<const N: usize>(
+        set: &ConstraintSet<N>,
+        view: &PrepareView,
+        null_body: u32,
+    ) -> (usize, usize) {
         let mut checked = 0;
+        let mut bouncy = 0;
         for &(start, end) in &set.batch_lanes {
             let sources = &set.sources[start..end];
+            let contacts = sources.iter().map(|&k| &view.contacts[k as usize]);
+            bouncy += usize::from(contacts.clone().any(|c| c.restitution > 0.0));
             let wide = WideConstraint::<N>::prepare(&view.batch_input(sources, null_body).lanes());
             let one_by_one: Vec<ContactConstraint<N>> = sources
                 .iter()
@@ -695,12 +703,14 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 0, "no batch with {N} points was checked");
+        (checked - bouncy, bouncy)
     }
 
     #[test]
     fn batches_prepare_like_single_constraints_bit_for_bit() {
-        // A settling pile of circles and capsules: one- and two-point
-        // constraints, full and padded batches, warm-started impulses.
+        // A settling pile of circles and bouncy capsules: one- and two-point
+        // constraints, full and padded batches, warm-started impulses, and
+        // batches with no bouncy lane, some and all.
         let mut world = Scene::circle_pile(400).build_world().unwrap();
         let capsule =
             carom_shapes::Stadium::new(Vec2::new(-0.4, 0.0), Vec2::new(0.4, 0.0), 0.15).unwrap();
@@ -708,9 +718,11 @@ mod tests {
             let x = -6.0 + 0.3 * i as f32;
             let def = crate::BodyDef::dynamic().position(x, 30.0 + (i % 5) as f32);
             let body = world.create_body(def).unwrap();
-            world
-                .add_shape(body, capsule, crate::Material::default())
-                .unwrap();
+            let bouncy = crate::Material {
+                restitution: 0.5,
+                ..crate::Material::default()
+            };
+            world.add_shape(body, capsule, bouncy).unwrap();
         }
         for _ in 0..240 {
             world.step();
@@ -728,7 +740,11 @@ mod tests {
             dynamic: &solver.dynamic,
         };
         let null_body = (solver.states.len() - 1) as u32;
-        check_batches(&solver.ones, &view, null_body);
+        let (still, bouncy) = check_batches(&solver.ones, &view, null_body);
+        assert!(
+            still > 0 && bouncy > 0,
+            "{still} still and {bouncy} bouncy batches"
+        );
         check_batches(&solver.twos, &view, null_body);
     }
 }
