@@ -133,6 +133,17 @@ impl WarmStart {
     }
 }
 
+/// What one chunk of pairs came to: its contacts with points are the first
+/// `kept` of its slots.
+#[derive(Debug, Default)]
+struct ChunkResult {
+    kept: usize,
+    /// Contact points in those contacts.
+    points: usize,
+    /// The sleeping bodies they touch.
+    wake: Vec<u32>,
+}
+
 /// All contacts of the last step, sorted by shape pair.
 #[derive(Debug, Default)]
 pub(crate) struct ContactSet {
@@ -142,9 +153,8 @@ pub(crate) struct ContactSet {
     frozen: Vec<Contact>,
     /// Last step's impulses, sorted by pair, while `contacts` is rebuilt.
     warm: Vec<WarmStart>,
-    /// Per chunk of pairs: the sleeping bodies its new contacts touch, and
-    /// how many points they have.
-    chunk_results: Vec<(Vec<u32>, usize)>,
+    /// Per chunk of pairs: what its new contacts came to.
+    chunk_results: Vec<ChunkResult>,
     /// Contact points in `contacts`, counted as they are made.
     points: usize,
     /// Sleeping bodies that a moving body touched this step.
@@ -207,9 +217,10 @@ impl ContactSet {
     /// points that persist. With `any_sleeping`, last step's contacts among
     /// bodies that cannot move are kept as they were.
     ///
-    /// The new contacts are written over the old ones, one slot per pair,
-    /// then the pairs left without a point are squeezed out: one list is
-    /// kept, and only a compact copy of last step's impulses beside it.
+    /// The new contacts are written over the old ones, each chunk of pairs
+    /// into its own slots and only the contacts with points; then the
+    /// chunks' runs are moved together. One list is kept, and only a
+    /// compact copy of last step's impulses beside it.
     pub fn update(&mut self, pairs: &[Pair], inputs: &ContactInputs, any_sleeping: bool) {
         let bodies = inputs.bodies;
         let min_len = inputs.threading.min_len();
@@ -234,31 +245,45 @@ impl ContactSet {
             .zip(pairs.par_chunks(MANIFOLD_CHUNK))
             .zip(self.chunk_results.par_iter_mut())
             .with_min_len(min_len)
-            .for_each(|((slots, pairs), (wake, points))| {
-                for (slot, &pair) in slots.iter_mut().zip(pairs) {
-                    slot.write(inputs.new_contact(pair));
+            .for_each(|((slots, pairs), result)| {
+                let mut kept = 0;
+                for &pair in pairs {
+                    let contact = inputs.new_contact(pair);
+                    if !contact.manifold.is_empty() {
+                        slots[kept].write(contact);
+                        kept += 1;
+                    }
                 }
-                // SAFETY: every slot of this chunk was written just above.
-                let slots =
-                    unsafe { &mut *(slots as *mut [MaybeUninit<Contact>] as *mut [Contact]) };
+                // SAFETY: the first `kept` slots were written just above.
+                let slots = unsafe {
+                    &mut *(&mut slots[..kept] as *mut [MaybeUninit<Contact>] as *mut [Contact])
+                };
                 warm_start_from(slots, warm);
-                *points = slots.iter().map(|c| c.manifold.count).sum();
-                wake.clear();
+                result.kept = kept;
+                result.points = slots.iter().map(|c| c.manifold.count).sum();
+                result.wake.clear();
                 if any_sleeping {
-                    let touching = slots.iter().filter(|c| !c.manifold.is_empty());
-                    wake.extend(touching.flat_map(|c| sleeping_side(c, bodies)));
+                    let sleepers = slots.iter().flat_map(|c| sleeping_side(c, bodies));
+                    result.wake.extend(sleepers);
                 }
             });
-        // SAFETY: the loop above wrote each of the first `pairs.len()` slots
-        // (one per pair), and `Contact` is plain data.
-        unsafe { self.contacts.set_len(pairs.len()) };
-        self.contacts.retain(|c| !c.manifold.is_empty());
+        // Move each chunk's run of contacts down to follow the previous one.
+        let slots = self.contacts.spare_capacity_mut();
+        let mut len = 0;
+        for (k, result) in self.chunk_results[..chunks].iter().enumerate() {
+            let start = k * MANIFOLD_CHUNK;
+            slots.copy_within(start..start + result.kept, len);
+            len += result.kept;
+        }
+        // SAFETY: the first `len` slots now hold the chunks' written runs,
+        // and `Contact` is plain data.
+        unsafe { self.contacts.set_len(len) };
         merge_sorted(&mut self.contacts, &self.frozen);
         self.to_wake.clear();
         self.points = self.frozen.iter().map(|c| c.manifold.count).sum();
-        for (wake, points) in &self.chunk_results[..chunks] {
-            self.to_wake.extend_from_slice(wake);
-            self.points += points;
+        for result in &self.chunk_results[..chunks] {
+            self.to_wake.extend_from_slice(&result.wake);
+            self.points += result.points;
         }
     }
 }
@@ -395,7 +420,7 @@ fn warm_start_from(current: &mut [Contact], previous: &[WarmStart]) {
     };
     // Start the merge where this run of keys begins in `previous`.
     let mut j = previous.partition_point(|p| p.key < first.key());
-    for c in current.iter_mut().filter(|c| !c.manifold.is_empty()) {
+    for c in current.iter_mut() {
         let key = c.key();
         while j < previous.len() && previous[j].key < key {
             j += 1;
@@ -408,5 +433,28 @@ fn warm_start_from(current: &mut [Contact], previous: &[WarmStart]) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::Scene;
+
+    #[test]
+    fn the_contact_list_holds_each_pair_with_points_once_in_pair_order() {
+        // A landing pile: many near pairs have no reachable point, and the
+        // pairs with points are spread over every chunk of pairs.
+        let mut world = Scene::circle_pile(3_000).build_world().unwrap();
+        let mut squeezed = 0;
+        for _ in 0..90 {
+            world.step();
+            let contacts = world.contacts.as_slice();
+            assert!(contacts.iter().all(|c| !c.manifold.is_empty()));
+            assert!(contacts.windows(2).all(|w| w[0].key() < w[1].key()));
+            let stats = world.stats();
+            assert_eq!(stats.manifolds, contacts.len());
+            squeezed += stats.pairs - stats.manifolds;
+        }
+        assert!(squeezed > 0, "no pair was left without a point");
     }
 }
