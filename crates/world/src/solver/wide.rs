@@ -585,9 +585,10 @@ mod tests {
         c
     }
 
-    #[test]
-    fn eight_lanes_give_the_same_bits_as_eight_single_constraints() {
-        let mut n = Numbers(7);
+    /// A 240 Hz substep's solve context, and sixteen body states with eight
+    /// one-point constraints between them, drawn from `seed`.
+    fn batch_setup(seed: u32) -> (SolveContext, Vec<BodyState>, Vec<ContactConstraint<1>>) {
+        let mut n = Numbers(seed);
         let ctx = SolveContext {
             inv_h: 240.0,
             push_speed: 3.0,
@@ -595,9 +596,14 @@ mod tests {
             soft: Softness::new(60.0, 10.0, 1.0 / 240.0),
             stiff: Softness::new(120.0, 10.0, 1.0 / 240.0),
         };
-        let states: Vec<BodyState> = (0..16).map(|_| state(&mut n)).collect();
-        let constraints: Vec<ContactConstraint<1>> =
-            (0..8).map(|i| constraint(&mut n, i)).collect();
+        let states = (0..16).map(|_| state(&mut n)).collect();
+        let constraints = (0..8).map(|i| constraint(&mut n, i)).collect();
+        (ctx, states, constraints)
+    }
+
+    #[test]
+    fn eight_lanes_give_the_same_bits_as_eight_single_constraints() {
+        let (ctx, states, constraints) = batch_setup(7);
 
         // One at a time.
         let mut scalar_states = states.clone();
@@ -648,17 +654,7 @@ mod tests {
 
     #[test]
     fn the_restitution_pass_skips_only_batches_it_would_leave_unchanged() {
-        let mut n = Numbers(11);
-        let ctx = SolveContext {
-            inv_h: 240.0,
-            push_speed: 3.0,
-            restitution_threshold: 1.0,
-            soft: Softness::new(60.0, 10.0, 1.0 / 240.0),
-            stiff: Softness::new(120.0, 10.0, 1.0 / 240.0),
-        };
-        let states: Vec<BodyState> = (0..16).map(|_| state(&mut n)).collect();
-        let mut constraints: Vec<ContactConstraint<1>> =
-            (0..8).map(|i| constraint(&mut n, i)).collect();
+        let (ctx, states, mut constraints) = batch_setup(11);
         for c in &mut constraints {
             // Each point pushed, striking fast: it would bounce if it could.
             c.restitution = 0.0;
