@@ -198,10 +198,6 @@ pub(crate) unsafe fn prepare_lanes<const N: usize>(
     let records = lanes.map(|c| (c as *const Contact).cast::<u8>());
     let mass_of = |i: u32| (&view.masses[i as usize] as *const super::BodyMass).cast::<u8>();
     let state_of = |i: u32| (&view.states[i as usize] as *const super::BodyState).cast::<u8>();
-    let stiff: [f32; LANES] = std::array::from_fn(|k| {
-        let fixed = !(view.dynamic[a[k] as usize] && view.dynamic[b[k] as usize]);
-        f32::from(k < contacts.len() && fixed)
-    });
     // SAFETY: every record is a whole `Contact`, `BodyMass` or `BodyState`
     // and each offset leaves 16 bytes inside it (see `contacts::layout`).
     unsafe {
@@ -253,7 +249,6 @@ pub(crate) unsafe fn prepare_lanes<const N: usize>(
             spin_b: Avx8(wb),
             friction: Avx8(friction),
             restitution: Avx8(restitution),
-            stiff: Avx8(_mm256_loadu_ps(stiff.as_ptr())),
             points,
         }
     }

@@ -324,7 +324,6 @@ impl Solver {
             contacts: all,
             masses: &self.masses,
             states: &self.states,
-            dynamic: &self.dynamic,
         };
         let null_body = (self.states.len() - 1) as u32;
         let min_len = threading.min_len();
@@ -574,7 +573,6 @@ struct PrepareView<'a> {
     contacts: &'a [Contact],
     masses: &'a [BodyMass],
     states: &'a [BodyState],
-    dynamic: &'a [bool],
 }
 
 impl PrepareView<'_> {
@@ -607,7 +605,6 @@ impl PrepareView<'_> {
             input.normal[1][lane] = contact.manifold.normal.y;
             input.friction[lane] = contact.friction;
             input.restitution[lane] = contact.restitution;
-            input.stiff[lane] = f32::from(!(self.dynamic[ia] && self.dynamic[ib]));
             for (point, (mp, warm)) in input
                 .points
                 .iter_mut()
@@ -640,7 +637,7 @@ impl PrepareView<'_> {
             normal: n,
             friction: contact.friction,
             restitution: contact.restitution,
-            stiff: !(self.dynamic[ia] && self.dynamic[ib]),
+            stiff: a.inv_mass == 0.0 || b.inv_mass == 0.0,
             ..ContactConstraint::default()
         };
         let t = tangent(n);
@@ -737,7 +734,6 @@ mod tests {
             contacts: world.contacts.as_slice(),
             masses: &solver.masses,
             states: &solver.states,
-            dynamic: &solver.dynamic,
         };
         let null_body = (solver.states.len() - 1) as u32;
         let (still, bouncy) = check_batches(&solver.ones, &view, null_body);

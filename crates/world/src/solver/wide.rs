@@ -37,14 +37,16 @@ pub(crate) struct WideConstraint<const N: usize, L = f32x8> {
     points: [PointL<L>; N],
     friction: L,
     restitution: L,
-    /// 1 where the pair has an immovable body, else 0.
-    stiff: L,
     approach_speed: [L; N],
-    /// 1 where the approach speed is final for the step, else 0.
-    recorded: [L; N],
-    /// 1 where the point has pushed this step, else 0.
-    pushed: [L; N],
+    /// Per point: 0, then 1 once the approach speed is final for the step,
+    /// 2 once the point has pushed this step (which also makes it final).
+    /// One lane for both flags keeps a batch smaller.
+    progress: [L; N],
 }
+
+/// [`WideConstraint::progress`] values.
+const APPROACH_FINAL: f32 = 1.0;
+const PUSHED_THIS_STEP: f32 = 2.0;
 
 /// A lane type the batched passes run on, with its own way of moving body
 /// states in and out of lanes.
@@ -155,7 +157,6 @@ pub(crate) struct BatchInput<const N: usize> {
     pub normal: [[f32; LANES]; 2],
     pub friction: [f32; LANES],
     pub restitution: [f32; LANES],
-    pub stiff: [f32; LANES],
     pub points: [PointInput; N],
 }
 
@@ -186,7 +187,6 @@ impl<const N: usize> BatchInput<N> {
             normal: [zero; 2],
             friction: zero,
             restitution: zero,
-            stiff: zero,
             points: [PointInput::default(); N],
         }
     }
@@ -220,7 +220,6 @@ impl<const N: usize> BatchInput<N> {
             spin_b: wb,
             friction: f32x8::new(self.friction),
             restitution: f32x8::new(self.restitution),
-            stiff: f32x8::new(self.stiff),
             points: self.points.map(|p| PointLanes {
                 position: v2(&p.position),
                 separation: f32x8::new(p.separation),
@@ -247,7 +246,6 @@ pub(crate) struct PrepareLanes<const N: usize, L> {
     pub spin_b: L,
     pub friction: L,
     pub restitution: L,
-    pub stiff: L,
     pub points: [PointLanes<L>; N],
 }
 
@@ -280,7 +278,7 @@ impl<const N: usize, L: Lane> WideConstraint<N, L> {
     /// velocities (see `contact` for the maths).
     #[inline(always)]
     pub fn prepare(input: &PrepareLanes<N, L>) -> WideConstraint<N, L> {
-        let (zero, one) = (L::splat(0.0), L::splat(1.0));
+        let zero = L::splat(0.0);
         let pair = input.pair;
         let n = pair.normal;
         let t = V2 { x: n.y, y: -n.x };
@@ -288,7 +286,7 @@ impl<const N: usize, L: Lane> WideConstraint<N, L> {
         let (va, wa) = (input.velocity_a, input.spin_a);
         let (vb, wb) = (input.velocity_b, input.spin_b);
         let mut approach_speed = [zero; N];
-        let mut recorded = [zero; N];
+        let mut progress = [zero; N];
         let points = std::array::from_fn(|k| {
             let p = &input.points[k];
             let ra = p.position.sub(ca);
@@ -299,7 +297,7 @@ impl<const N: usize, L: Lane> WideConstraint<N, L> {
                 y: (vb.y + wb * rb.x) - (va.y + wa * ra.x),
             };
             approach_speed[k] = relative.dot(n);
-            recorded[k] = p.normal_impulse.if_positive(one, zero);
+            progress[k] = p.normal_impulse.if_positive(L::splat(APPROACH_FINAL), zero);
             PointL {
                 anchor_a: ra,
                 anchor_b: rb,
@@ -317,10 +315,8 @@ impl<const N: usize, L: Lane> WideConstraint<N, L> {
             points,
             friction: input.friction,
             restitution: input.restitution,
-            stiff: input.stiff,
             approach_speed,
-            recorded,
-            pushed: [zero; N],
+            progress,
         }
     }
 }
@@ -350,7 +346,17 @@ impl<const N: usize> WideConstraint<N> {
             normal_impulse: lanes_of(cs, |c| c.points[k].normal_impulse),
             tangent_impulse: lanes_of(cs, |c| c.points[k].tangent_impulse),
         };
-        let flag = |k: usize, bit: u8| lanes_of(cs, |c| f32::from(c.flags[k] & bit != 0));
+        let progress = |k: usize| {
+            lanes_of(cs, |c| {
+                if c.flags[k] & super::contact::PUSHED != 0 {
+                    PUSHED_THIS_STEP
+                } else if c.flags[k] & super::contact::APPROACH_RECORDED != 0 {
+                    APPROACH_FINAL
+                } else {
+                    0.0
+                }
+            })
+        };
         WideConstraint {
             a,
             b,
@@ -367,10 +373,8 @@ impl<const N: usize> WideConstraint<N> {
             points: std::array::from_fn(point),
             friction: lanes_of(cs, |c| c.friction),
             restitution: lanes_of(cs, |c| c.restitution),
-            stiff: lanes_of(cs, |c| f32::from(c.stiff)),
             approach_speed: std::array::from_fn(|k| lanes_of(cs, |c| c.points[k].approach_speed)),
-            recorded: std::array::from_fn(|k| flag(k, super::contact::APPROACH_RECORDED)),
-            pushed: std::array::from_fn(|k| flag(k, super::contact::PUSHED)),
+            progress: std::array::from_fn(progress),
         }
     }
 
@@ -380,12 +384,12 @@ impl<const N: usize> WideConstraint<N> {
         let mut lanes = vec![self.pair.inv_mass_a, self.pair.inv_inertia_a];
         lanes.extend([self.pair.inv_mass_b, self.pair.inv_inertia_b]);
         lanes.extend([self.pair.normal.x, self.pair.normal.y]);
-        lanes.extend([self.friction, self.restitution, self.stiff]);
+        lanes.extend([self.friction, self.restitution]);
         for (k, p) in self.points.iter().enumerate() {
             lanes.extend([p.anchor_a.x, p.anchor_a.y, p.anchor_b.x, p.anchor_b.y]);
             lanes.extend([p.base_separation, p.normal_mass, p.tangent_mass]);
             lanes.extend([p.normal_impulse, p.tangent_impulse]);
-            lanes.extend([self.approach_speed[k], self.recorded[k], self.pushed[k]]);
+            lanes.extend([self.approach_speed[k], self.progress[k]]);
         }
         let mut bits: Vec<u32> = self.a.iter().chain(&self.b).copied().collect();
         bits.extend(lanes.iter().flat_map(|l| l.to_array().map(f32::to_bits)));
@@ -440,8 +444,10 @@ impl WidePass for Solve {
         a: &mut StateL<L>,
         b: &mut StateL<L>,
     ) {
+        // A pair with an immovable body (no inverse mass) is stiffer.
         let (soft, stiff) = (self.lane(false), self.lane(true));
-        let pick = |s: f32, t: f32| c.stiff.if_positive(L::splat(t), L::splat(s));
+        let both_move = c.pair.inv_mass_a.min(c.pair.inv_mass_b);
+        let pick = |s: f32, t: f32| both_move.if_positive(L::splat(s), L::splat(t));
         let pass = PassL {
             inv_h: L::splat(soft.inv_h),
             push_speed: L::splat(soft.push_speed),
@@ -450,7 +456,7 @@ impl WidePass for Solve {
             impulse_scale: pick(soft.impulse_scale, stiff.impulse_scale),
             use_bias: self.use_bias,
         };
-        let one = L::splat(1.0);
+        let pushed = L::splat(PUSHED_THIS_STEP);
         // Only restitution reads the approach speeds, and it leaves a batch
         // with no bouncy lane alone, so such a batch need not keep them.
         let bouncy = c.restitution.any_positive();
@@ -459,10 +465,9 @@ impl WidePass for Solve {
             if bouncy {
                 // Where the point pushed for the first time, its normal
                 // velocity is the approach speed that restitution reverses.
-                let first = c.recorded[k].if_positive(c.approach_speed[k], vn);
+                let first = c.progress[k].if_positive(c.approach_speed[k], vn);
                 c.approach_speed[k] = applied.if_positive(first, c.approach_speed[k]);
-                c.recorded[k] = applied.if_positive(one, c.recorded[k]);
-                c.pushed[k] = applied.if_positive(one, c.pushed[k]);
+                c.progress[k] = applied.if_positive(pushed, c.progress[k]);
             }
         }
         if !self.use_bias {
@@ -494,10 +499,10 @@ impl WidePass for Restitution {
             // Bounce where e > 0, the point pushed, and it struck faster
             // than the threshold: −threshold − v_approach > 0.
             let fast = -L::splat(self.ctx.restitution_threshold) - c.approach_speed[k];
-            let mask = c.restitution.if_positive(
-                c.pushed[k].if_positive(fast.if_positive(one, zero), zero),
-                zero,
-            );
+            let pushed = c.progress[k] - L::splat(APPROACH_FINAL);
+            let mask = c
+                .restitution
+                .if_positive(pushed.if_positive(fast.if_positive(one, zero), zero), zero);
             if !mask.any_positive() {
                 continue;
             }
