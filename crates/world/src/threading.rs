@@ -18,7 +18,8 @@ const POOL_MIN_SHAPES: usize = 8_192;
 /// Who runs a step's parallel loops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Threading {
-    /// Every loop runs on the calling thread, and rayon is never entered.
+    /// Every loop runs on the calling thread; no work is handed to rayon's
+    /// threads.
     Calling,
     /// Loops are split among the threads of the current rayon pool.
     Pool,

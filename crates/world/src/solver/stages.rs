@@ -176,7 +176,7 @@ impl Solver {
             passes,
         };
         if threads == 1 {
-            // Without helpers, so without entering rayon at all.
+            // Without helpers, so without a rayon scope either.
             exec.lead();
             return;
         }
