@@ -66,13 +66,16 @@ impl Aabb {
         }
     }
 
-    /// Whether the two boxes overlap (touching counts).
+    /// Whether the two boxes overlap (touching counts). The four compares
+    /// are combined without short-circuiting, so the test compiles to no
+    /// branch: a broadphase scan runs it on candidates that pass or fail
+    /// nearly at random.
     #[inline]
     pub fn overlaps(&self, other: &Aabb) -> bool {
-        self.min.x <= other.max.x
-            && other.min.x <= self.max.x
-            && self.min.y <= other.max.y
-            && other.min.y <= self.max.y
+        (self.min.x <= other.max.x)
+            & (other.min.x <= self.max.x)
+            & (self.min.y <= other.max.y)
+            & (other.min.y <= self.max.y)
     }
 
     /// Whether the point lies inside or on the box.

@@ -115,13 +115,6 @@ fn box_size(b: &Aabb) -> f32 {
     d.x.max(d.y)
 }
 
-/// Whether two boxes overlap (touching counts), computed without
-/// short-circuiting so that it compiles to compares and no branch.
-#[inline]
-fn overlaps(a: &Aabb, b: &Aabb) -> bool {
-    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
-}
-
 /// The strip `|normal·x − offset| ≤ half_width` that a shape must reach to
 /// touch a wall this step (see the module notes).
 #[derive(Debug, Clone, Copy)]
@@ -254,7 +247,7 @@ impl Grid {
             let mut end = 0;
             for item in run {
                 slots[end] = item.shape;
-                end += usize::from(wanted(item.shape) & overlaps(query, &item.aabb));
+                end += usize::from(wanted(item.shape) & query.overlaps(&item.aabb));
             }
             out.truncate(start + end);
         }
