@@ -637,7 +637,6 @@ impl PrepareView<'_> {
             normal: n,
             friction: contact.friction,
             restitution: contact.restitution,
-            stiff: a.inv_mass == 0.0 || b.inv_mass == 0.0,
             ..ContactConstraint::default()
         };
         let t = tangent(n);

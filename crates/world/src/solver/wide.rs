@@ -564,12 +564,12 @@ mod tests {
             b: 2 * index + 1,
             inv_mass_a: 1.0 + n.next().abs(),
             inv_inertia_a: 2.0 + n.next().abs(),
+            // Every third B is immovable, so that pair is stiffer.
             inv_mass_b: if index % 3 == 0 { 0.0 } else { 1.5 },
             inv_inertia_b: if index % 3 == 0 { 0.0 } else { 4.0 },
             normal,
             friction: 0.6,
             restitution: if index % 2 == 0 { 0.5 } else { 0.0 },
-            stiff: index % 3 == 0,
             ..ContactConstraint::default()
         };
         let ra = Vec2::new(n.next(), n.next()) * 0.3;
