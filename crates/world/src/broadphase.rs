@@ -52,7 +52,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::refill;
+use crate::buffer::{refill, refill_with};
 use crate::collider::{Collider, StepCollider};
 use crate::threading::Threading;
 use crate::tree::AabbTree;
@@ -323,7 +323,7 @@ pub(crate) struct BroadPhase {
     near: Vec<Pair>,
     /// Per chunk of search tasks: its buffers.
     chunks: Vec<ChunkBuffers>,
-    /// Per shape: where its pairs begin while all pairs are sorted.
+    /// Per shape, twice: where its pairs begin while all pairs are sorted.
     starts: Vec<u32>,
     /// Unmoved box sizes of the dynamic shapes, for finding their median.
     median_scratch: Vec<f32>,
@@ -459,13 +459,11 @@ impl BroadPhase {
                 finder.large_pairs(queriers[task - cells], buffers);
             }
         });
+        // The near pairs are picked out afresh from the sorted pairs, so
+        // their list serves as the sort's scratch.
         let shapes = self.index.slots.len();
-        sort_pairs(
-            &self.chunks[..chunks],
-            shapes,
-            &mut self.starts,
-            &mut self.pairs,
-        );
+        let (chunks, scratch) = (&self.chunks[..chunks], &mut self.near);
+        sort_pairs(chunks, shapes, &mut self.starts, scratch, &mut self.pairs);
     }
 
     /// Finds the moved shapes' new partners, then in one pass over the kept
@@ -776,47 +774,45 @@ fn search(
 }
 
 /// Gathers the chunks' pairs into `out`, sorted by `(a, b)`: a counting
-/// sort by `a` (`starts` counts the pairs of each first shape, then holds
-/// where each shape's run begins), then each shape's short run sorted by
-/// `b`. Linear in the pairs and shapes, where a comparison sort of the
-/// whole list would not be.
-fn sort_pairs(chunks: &[ChunkBuffers], shapes: usize, starts: &mut Vec<u32>, out: &mut Vec<Pair>) {
+/// sort by `b` into `by_b`, then a stable one by `a` into `out` (`starts`
+/// holds the two sorts' counts). Linear in the pairs and shapes and free of
+/// data-dependent branches, where a comparison sort is neither.
+fn sort_pairs(
+    chunks: &[ChunkBuffers],
+    shapes: usize,
+    starts: &mut Vec<u32>,
+    by_b: &mut Vec<Pair>,
+    out: &mut Vec<Pair>,
+) {
     starts.clear();
-    starts.resize(shapes + 1, 0);
+    starts.resize(2 * (shapes + 1), 0);
+    let (starts_b, starts_a) = starts.split_at_mut(shapes + 1);
     let mut total = 0;
     for chunk in chunks {
         for pair in &chunk.pairs {
-            starts[pair.a as usize + 1] += 1;
+            starts_a[pair.a as usize + 1] += 1;
+            starts_b[pair.b as usize + 1] += 1;
         }
         total += chunk.pairs.len();
     }
     for s in 0..shapes {
-        starts[s + 1] += starts[s];
+        starts_a[s + 1] += starts_a[s];
+        starts_b[s + 1] += starts_b[s];
     }
-    out.clear();
-    out.resize(total, Pair { a: 0, b: 0 });
+    let unset = Pair { a: 0, b: 0 };
+    refill_with(by_b, total, unset);
     for chunk in chunks {
         for &pair in &chunk.pairs {
-            let at = &mut starts[pair.a as usize];
-            out[*at as usize] = pair;
+            let at = &mut starts_b[pair.b as usize];
+            by_b[*at as usize] = pair;
             *at += 1;
         }
     }
-    // `starts[s]` is now where shape `s`'s run ends. The runs are a few
-    // pairs long: an insertion sort by `b` suits them.
-    let mut begin = 0;
-    for &end in &starts[..shapes] {
-        let end = end as usize;
-        for i in begin + 1..end {
-            let pair = out[i];
-            let mut at = i;
-            while at > begin && out[at - 1].b > pair.b {
-                out[at] = out[at - 1];
-                at -= 1;
-            }
-            out[at] = pair;
-        }
-        begin = end;
+    refill_with(out, total, unset);
+    for &pair in by_b.iter() {
+        let at = &mut starts_a[pair.a as usize];
+        out[*at as usize] = pair;
+        *at += 1;
     }
 }
 
@@ -1308,8 +1304,8 @@ mod tests {
             let mut expected = pairs.clone();
             expected.sort_unstable();
 
-            let (mut starts, mut out) = (Vec::new(), vec![Pair { a: 5, b: 5 }]);
-            sort_pairs(&chunks, 12, &mut starts, &mut out);
+            let (mut starts, mut scratch, mut out) = (Vec::new(), Vec::new(), vec![Pair { a: 5, b: 5 }]);
+            sort_pairs(&chunks, 12, &mut starts, &mut scratch, &mut out);
             prop_assert_eq!(out, expected);
         }
     }
