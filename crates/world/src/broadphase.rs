@@ -73,9 +73,9 @@ struct ChunkBuffers {
     scratch: Vec<u32>,
 }
 
-/// Tasks (querying shapes, or grid cells to sweep) handed to one chunk when
-/// finding pairs in parallel. Fixed, so the split does not depend on the
-/// number of threads.
+/// Shapes handed to one task when finding pairs in parallel (queriers, or
+/// grid items whose cells are swept). Fixed, so the split does not depend
+/// on the number of threads.
 const PAIR_CHUNK: usize = 256;
 
 /// A dynamic shape whose enlarged box exceeds this multiple of the median
@@ -259,9 +259,13 @@ impl Grid {
         }
     }
 
-    /// How many cells the grid has.
-    fn cell_count(&self) -> usize {
-        (self.columns * self.rows) as usize
+    /// The cells whose first item lies in `first..first + count` (empty
+    /// cells included): consecutive runs of these cover every cell with
+    /// items once.
+    fn cells_beginning_in(&self, first: usize, count: usize) -> std::ops::Range<usize> {
+        let starts = &self.cell_start[..self.cell_start.len() - 1];
+        let from = |item: usize| starts.partition_point(|&s| (s as usize) < item);
+        from(first)..from(first + count)
     }
 
     /// The tree shapes near the block holding point `p`, with their boxes.
@@ -441,6 +445,11 @@ impl BroadPhase {
     /// and for the large shapes after them. The pairs come out in cell
     /// order and are then sorted by shape, in linear time
     /// ([`sort_pairs`]).
+    ///
+    /// A task sweeps the cells whose items begin in one run of
+    /// [`PAIR_CHUNK`] items (so each task's share of pairs, and its buffer,
+    /// stays about the same from step to step), or queries for a run of
+    /// large shapes.
     fn find_all(&mut self, threading: Threading) {
         self.queriers.clear();
         for (i, slot) in self.index.slots.iter().enumerate() {
@@ -449,14 +458,19 @@ impl BroadPhase {
             }
         }
         let finder = PairFinder { index: &self.index };
-        let cells = finder.index.grid.cell_count();
+        let grid = &finder.index.grid;
+        let sweeps = grid.items.len().div_ceil(PAIR_CHUNK);
         let queriers = &self.queriers;
-        let tasks = cells + queriers.len();
+        let tasks = sweeps + queriers.len().div_ceil(PAIR_CHUNK);
         let chunks = search(&mut self.chunks, tasks, threading, |task, buffers| {
-            if task < cells {
-                finder.sweep_cell(task, &mut buffers.pairs);
+            if task < sweeps {
+                for cell in grid.cells_beginning_in(task * PAIR_CHUNK, PAIR_CHUNK) {
+                    finder.sweep_cell(cell, &mut buffers.pairs);
+                }
             } else {
-                finder.large_pairs(queriers[task - cells], buffers);
+                for &a in chunk_of(queriers, task - sweeps) {
+                    finder.large_pairs(a, buffers);
+                }
             }
         });
         // The near pairs are picked out afresh from the sorted pairs, so
@@ -479,17 +493,19 @@ impl BroadPhase {
         }
         let finder = PairFinder { index: &self.index };
         let queriers = &self.queriers;
-        let chunks = search(&mut self.chunks, queriers.len(), threading, |i, buffers| {
-            let m = queriers[i];
-            let scratch = &mut buffers.scratch;
-            scratch.clear();
-            finder.partners(m, scratch);
-            for &s in scratch.iter() {
-                // A pair of two moved shapes is reported by the lower one.
-                let reported_by_s = finder.index.moved[s as usize] && s < m;
-                if !reported_by_s {
-                    if let Some(pair) = finder.pair_of(m, s) {
-                        buffers.pairs.push(pair);
+        let tasks = queriers.len().div_ceil(PAIR_CHUNK);
+        let chunks = search(&mut self.chunks, tasks, threading, |task, buffers| {
+            for &m in chunk_of(queriers, task) {
+                let scratch = &mut buffers.scratch;
+                scratch.clear();
+                finder.partners(m, scratch);
+                for &s in scratch.iter() {
+                    // A pair of two moved shapes is reported by the lower one.
+                    let reported_by_s = finder.index.moved[s as usize] && s < m;
+                    if !reported_by_s {
+                        if let Some(pair) = finder.pair_of(m, s) {
+                            buffers.pairs.push(pair);
+                        }
                     }
                 }
             }
@@ -749,8 +765,8 @@ fn slack(body: &Body, aabb: &Aabb, motion: f32) -> f32 {
     }
 }
 
-/// Runs `find` on each task `0..tasks`, in fixed chunks shared out as
-/// `threading` says; returns the number of chunks, whose pairs are in
+/// Runs `find` on each task `0..tasks`, each with its own buffers, shared
+/// out as `threading` says; returns the number of tasks, whose pairs are in
 /// `chunks` in task order.
 fn search(
     chunks: &mut Vec<ChunkBuffers>,
@@ -758,19 +774,21 @@ fn search(
     threading: Threading,
     find: impl Fn(usize, &mut ChunkBuffers) + Sync,
 ) -> usize {
-    let count = tasks.div_ceil(PAIR_CHUNK);
-    chunks.resize_with(count, Default::default);
-    chunks[..count]
+    chunks.resize_with(tasks, Default::default);
+    chunks[..tasks]
         .par_iter_mut()
         .enumerate()
         .with_min_len(threading.min_len())
-        .for_each(|(k, buffers)| {
+        .for_each(|(task, buffers)| {
             buffers.pairs.clear();
-            for task in k * PAIR_CHUNK..tasks.min((k + 1) * PAIR_CHUNK) {
-                find(task, buffers);
-            }
+            find(task, buffers);
         });
-    count
+    tasks
+}
+
+/// Chunk `k` of [`PAIR_CHUNK`] shapes of `shapes`.
+fn chunk_of(shapes: &[u32], k: usize) -> &[u32] {
+    &shapes[k * PAIR_CHUNK..shapes.len().min((k + 1) * PAIR_CHUNK)]
 }
 
 /// Gathers the chunks' pairs into `out`, sorted by `(a, b)`: a counting
