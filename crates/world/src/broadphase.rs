@@ -52,7 +52,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::{refill, refill_with};
+use crate::buffer::{refill, resize_to_overwrite};
 use crate::collider::{Collider, StepCollider};
 use crate::threading::Threading;
 use crate::tree::AabbTree;
@@ -818,7 +818,7 @@ fn sort_pairs(
         starts_b[s + 1] += starts_b[s];
     }
     let unset = Pair { a: 0, b: 0 };
-    refill_with(by_b, total, unset);
+    resize_to_overwrite(by_b, total, unset);
     for chunk in chunks {
         for &pair in &chunk.pairs {
             let at = &mut starts_b[pair.b as usize];
@@ -826,7 +826,7 @@ fn sort_pairs(
             *at += 1;
         }
     }
-    refill_with(out, total, unset);
+    resize_to_overwrite(out, total, unset);
     for &pair in by_b.iter() {
         let at = &mut starts_a[pair.a as usize];
         out[*at as usize] = pair;

@@ -21,9 +21,13 @@ pub(crate) fn refill<T>(v: &mut Vec<T>, len: usize) {
     }
 }
 
-/// Sets `v` to `len` copies of `fill`, to be overwritten.
-pub(crate) fn refill_with<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
-    refill(v, len);
+/// Makes `v` `len` items long, every item to be overwritten. When `v` has
+/// room, the items it holds are left as they are rather than filled again
+/// and only new ones are set to `fill`; otherwise it is refilled.
+pub(crate) fn resize_to_overwrite<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+    if v.capacity() < len {
+        refill(v, len);
+    }
     v.resize(len, fill);
 }
 
@@ -39,8 +43,21 @@ mod tests {
         assert_eq!(v.capacity(), 1250);
         refill(&mut v, 1200);
         assert_eq!(v.capacity(), 1250);
-        refill_with(&mut v, 20, 7);
+        resize_to_overwrite(&mut v, 20, 7);
         assert_eq!(v, vec![7; 20]);
         assert_eq!(v.capacity(), 1250);
+    }
+
+    #[test]
+    fn resizing_to_overwrite_fills_only_new_items() {
+        let mut v = Vec::with_capacity(8);
+        v.extend([1u64, 2, 3]);
+        resize_to_overwrite(&mut v, 5, 9);
+        assert_eq!(v, vec![1, 2, 3, 9, 9]);
+        resize_to_overwrite(&mut v, 2, 9);
+        assert_eq!(v, vec![1, 2]);
+        resize_to_overwrite(&mut v, 100, 0);
+        assert_eq!((v.len(), v.capacity()), (100, 125));
+        assert!(v.iter().all(|&x| x == 0));
     }
 }

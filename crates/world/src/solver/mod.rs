@@ -30,7 +30,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::{refill, refill_with};
+use crate::buffer::{refill, resize_to_overwrite};
 use crate::contacts::{Contact, ContactSet, PointImpulse};
 use crate::graph::Coloring;
 use crate::settings::WorldSettings;
@@ -235,11 +235,11 @@ impl Solver {
         let n = bodies.len();
         // One entry more than there are bodies for the null body (below),
         // sized up front: pushing it would double the arrays' capacity.
-        refill_with(&mut self.states, n + 1, BodyState::AT_REST);
-        refill_with(&mut self.motions, n + 1, BodyMotion::STILL);
-        refill_with(&mut self.dynamic, n + 1, false);
-        refill_with(&mut self.masses, n + 1, BodyMass::default());
-        refill_with(&mut self.start_poses, n, StartPose::default());
+        resize_to_overwrite(&mut self.states, n + 1, BodyState::AT_REST);
+        resize_to_overwrite(&mut self.motions, n + 1, BodyMotion::STILL);
+        resize_to_overwrite(&mut self.dynamic, n + 1, false);
+        resize_to_overwrite(&mut self.masses, n + 1, BodyMass::default());
+        resize_to_overwrite(&mut self.start_poses, n, StartPose::default());
         // One parallel loop fills every per-body array: each parallel loop
         // costs a thread wake-up, which is worth more than this work.
         (
