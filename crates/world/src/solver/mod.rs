@@ -297,7 +297,7 @@ impl Solver {
             dynamic.len(),
             self.active.iter().map(|a| {
                 let c = &all[a.index() as usize];
-                [ends(c.body_a), ends(c.body_b)]
+                ([ends(c.body_a), ends(c.body_b)], a.has_two_points())
             }),
         );
     }
@@ -308,15 +308,14 @@ impl Solver {
         let all = contacts.as_slice();
         self.ones.clear();
         self.twos.clear();
-        for &(begin, end) in &self.coloring.ranges {
-            for &k in &self.coloring.order[begin as usize..end as usize] {
-                let active = self.active[k as usize];
-                if active.has_two_points() {
-                    self.twos.sources.push(active.index());
-                } else {
-                    self.ones.sources.push(active.index());
-                }
-            }
+        // The colouring puts each colour's one-point constraints before its
+        // two-point ones, so each set takes a run, with no branch per contact.
+        let order = &self.coloring.order;
+        let contact = |&k: &u32| self.active[k as usize].index();
+        for &[begin, split, end] in &self.coloring.ranges {
+            let (ones, twos) = (begin as usize..split as usize, split as usize..end as usize);
+            self.ones.sources.extend(order[ones].iter().map(contact));
+            self.twos.sources.extend(order[twos].iter().map(contact));
             self.ones.end_color();
             self.twos.end_color();
         }
