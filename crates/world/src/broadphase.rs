@@ -41,11 +41,12 @@
 //!   of 4×4 cells, each block queries the trees once, and a grid shape
 //!   tests the same box overlap against its block's list.
 //!
-//! When many shapes moved (a quarter or more), every pair is found afresh,
-//! per dynamic shape in shape order with partners sorted, so the list comes
-//! out sorted. Otherwise the moved shapes' new pairs are sorted and merged
-//! into the kept list. Either way the list is sorted by `(a, b)` and
-//! independent of the thread count (work is split in fixed chunks).
+//! When many shapes moved (a quarter or more), every pair is found afresh:
+//! the grid is swept cell by cell, each pair of neighbouring cells once, and
+//! the pairs are put in order by two counting sorts. Otherwise the moved
+//! shapes query the index and their new pairs are sorted and merged into
+//! the kept list. Either way the list is sorted by `(a, b)` and independent
+//! of the thread count (work is split in fixed chunks).
 
 use carom_shapes::{Aabb, Shape, Transform};
 use glam::Vec2;
@@ -384,22 +385,20 @@ impl BroadPhase {
             .update_boxes(bodies, colliders, 0.5 * margin, dt, fresh);
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
-        let picked = if moved > 0 || fresh {
-            self.find_for_moved(bodies, colliders, moved, fresh, threading)
-        } else {
-            false
-        };
-        if !picked {
-            let index = &self.index;
-            self.near.clear();
-            self.near
-                .extend(self.pairs.iter().filter(|p| index.is_near(**p)));
+        if moved > 0 || fresh {
+            self.find_for_moved(bodies, colliders, moved, fresh, threading);
         }
+        // A loop of its own, rather than part of the pass that updates the
+        // pairs: the two together keep more values live than there are
+        // registers.
+        let index = &self.index;
+        self.near.clear();
+        self.near
+            .extend(self.pairs.iter().filter(|p| index.is_near(**p)));
         (&self.near, &self.index.views)
     }
 
-    /// Rebuilds the index and updates the pairs after `moved` shapes moved;
-    /// returns whether the near pairs were picked out on the way.
+    /// Rebuilds the index and updates the pairs after `moved` shapes moved.
     fn find_for_moved(
         &mut self,
         bodies: &[Body],
@@ -407,7 +406,7 @@ impl BroadPhase {
         moved: usize,
         fresh: bool,
         threading: Threading,
-    ) -> bool {
+    ) {
         self.index
             .classify(bodies, colliders, &mut self.median_scratch);
         self.index.build_trees(fresh);
@@ -415,10 +414,8 @@ impl BroadPhase {
         let moving = self.index.slots.iter().filter(|s| **s != Slot::Static);
         if fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32 {
             self.find_all(threading);
-            false
         } else {
             self.find_moved(threading);
-            true
         }
     }
 
@@ -473,7 +470,7 @@ impl BroadPhase {
                 }
             }
         });
-        // The near pairs are picked out afresh from the sorted pairs, so
+        // The near pairs are picked out of the sorted pairs afterwards, so
         // their list serves as the sort's scratch.
         let shapes = self.index.slots.len();
         let (chunks, scratch) = (&self.chunks[..chunks], &mut self.near);
@@ -481,8 +478,8 @@ impl BroadPhase {
     }
 
     /// Finds the moved shapes' new partners, then in one pass over the kept
-    /// pairs drops those of moved shapes that no longer overlap, merges in
-    /// the new ones (both lists are sorted) and picks out the near pairs.
+    /// pairs drops those of moved shapes that no longer overlap and merges
+    /// in the new ones (both lists are sorted).
     fn find_moved(&mut self, threading: Threading) {
         let moved = &self.index.moved;
         self.queriers.clear();
@@ -521,14 +518,7 @@ impl BroadPhase {
             let (a, b) = (p.a as usize, p.b as usize);
             !(index.moved[a] || index.moved[b]) || index.enlarged[a].overlaps(&index.enlarged[b])
         };
-        self.near.clear();
-        merge_in_place(&mut self.pairs, &self.found, still_overlaps, |pair| {
-            if index.is_near(pair) {
-                self.near.push(pair);
-            }
-        });
-        // The merge handed the pairs over last first.
-        self.near.reverse();
+        merge_in_place(&mut self.pairs, &self.found, still_overlaps);
     }
 }
 
@@ -836,19 +826,14 @@ fn sort_pairs(
 
 /// Merges the sorted, duplicate-free `found` into the sorted `pairs` in
 /// place, dropping the pairs that `retain` rejects unless they were found
-/// again, and hands `merged` each pair of the result, last first.
+/// again.
 ///
 /// The merge runs from the back: `pairs` grows by `found.len()` and the
 /// result is written from the new end down, then moved to the front. The
 /// write position never falls below the next pair to read (it leads by the
 /// found pairs still to place plus the pairs dropped so far), so no second
 /// list of pairs is needed.
-fn merge_in_place(
-    pairs: &mut Vec<Pair>,
-    found: &[Pair],
-    retain: impl Fn(Pair) -> bool,
-    mut merged: impl FnMut(Pair),
-) {
+fn merge_in_place(pairs: &mut Vec<Pair>, found: &[Pair], retain: impl Fn(Pair) -> bool) {
     let mut read = pairs.len();
     pairs.resize(read + found.len(), Pair { a: 0, b: 0 });
     let mut write = pairs.len();
@@ -859,18 +844,15 @@ fn merge_in_place(
         while let Some(f) = found.next_if(|f| *f > pair) {
             write -= 1;
             pairs[write] = f;
-            merged(f);
         }
         if found.next_if_eq(&pair).is_some() || retain(pair) {
             write -= 1;
             pairs[write] = pair;
-            merged(pair);
         }
     }
     for f in found {
         write -= 1;
         pairs[write] = f;
-        merged(f);
     }
     pairs.copy_within(write.., 0);
     pairs.truncate(pairs.len() - write);
@@ -1297,11 +1279,8 @@ mod tests {
             expected.dedup();
 
             let mut pairs = kept.clone();
-            let mut handed = Vec::new();
-            merge_in_place(&mut pairs, &found, retain, |p| handed.push(p));
-            handed.reverse();
+            merge_in_place(&mut pairs, &found, retain);
             prop_assert_eq!(&pairs, &expected);
-            prop_assert_eq!(&handed, &expected);
         }
 
         /// Pairs spread over chunks in any order come out sorted, each
