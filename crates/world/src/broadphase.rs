@@ -407,8 +407,8 @@ impl BroadPhase {
         fresh: bool,
         threading: Threading,
     ) {
-        self.index
-            .classify(bodies, colliders, &mut self.median_scratch);
+        let sizes = &mut self.median_scratch;
+        self.index.classify(bodies, colliders, sizes, fresh);
         self.index.build_trees(fresh);
         self.index.build_grid();
         let moving = self.index.slots.iter().filter(|s| **s != Slot::Static);
@@ -599,22 +599,43 @@ impl Index {
         count
     }
 
-    /// Sorts the shapes into grid, large, kinematic and static ones.
-    fn classify(&mut self, bodies: &[Body], colliders: &[Collider], sizes: &mut Vec<f32>) {
-        sizes.clear();
-        self.slots.clear();
-        self.owners.clear();
-        self.owners.extend(colliders.iter().map(|c| c.body));
-        for c in colliders {
-            self.slots.push(match bodies[c.body as usize].kind {
-                BodyKind::Static => Slot::Static,
-                BodyKind::Kinematic => Slot::Kinematic,
-                BodyKind::Dynamic => {
-                    sizes.push(box_size(&c.aabb));
-                    Slot::Grid
+    /// Sorts the shapes into grid, large, kinematic and static ones. Which
+    /// shapes are dynamic, and their bodies, change only with the shapes
+    /// (`fresh`); otherwise only grid and large shapes are sorted anew.
+    fn classify(
+        &mut self,
+        bodies: &[Body],
+        colliders: &[Collider],
+        sizes: &mut Vec<f32>,
+        fresh: bool,
+    ) {
+        if fresh {
+            self.owners.clear();
+            self.owners.extend(colliders.iter().map(|c| c.body));
+            self.slots.clear();
+            self.slots.extend(
+                colliders
+                    .iter()
+                    .map(|c| match bodies[c.body as usize].kind {
+                        BodyKind::Static => Slot::Static,
+                        BodyKind::Kinematic => Slot::Kinematic,
+                        BodyKind::Dynamic => Slot::Grid,
+                    }),
+            );
+        } else {
+            for slot in &mut self.slots {
+                if *slot == Slot::Large {
+                    *slot = Slot::Grid;
                 }
-            });
+            }
         }
+        sizes.clear();
+        let dynamic = self.slots.iter().zip(colliders);
+        sizes.extend(
+            dynamic
+                .filter(|(s, _)| **s == Slot::Grid)
+                .map(|(_, c)| box_size(&c.aabb)),
+        );
         if sizes.is_empty() {
             return;
         }
