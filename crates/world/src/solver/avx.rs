@@ -272,6 +272,12 @@ impl Avx8 {
         }
     }
 
+    /// Whether `self > other` in any lane.
+    #[inline(always)]
+    fn any_greater(self, other: Avx8) -> bool {
+        unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0)) != 0 }
+    }
+
     /// `|self|`, clearing the sign bit.
     #[inline(always)]
     fn abs(self) -> Avx8 {
@@ -412,9 +418,14 @@ pub(crate) unsafe fn integrate_positions(
                 let [mut vx, mut vy, mut w, dpx] = load_quads(&records, 0).map(Avx8);
                 let [dpy, qc, qs, da] = load_quads(&records, 16).map(Avx8);
                 let speed_sq = vx * vx + vy * vy;
-                let scale = max_speed / speed_sq.sqrt();
-                vx = speed_sq.if_greater(max_speed * max_speed, vx * scale, vx);
-                vy = speed_sq.if_greater(max_speed * max_speed, vy * scale, vy);
+                let limit_sq = max_speed * max_speed;
+                // The square root and division only when a lane is too fast
+                // (rarely): the lanes that are not keep their velocity.
+                if speed_sq.any_greater(limit_sq) {
+                    let scale = max_speed / speed_sq.sqrt();
+                    vx = speed_sq.if_greater(limit_sq, vx * scale, vx);
+                    vy = speed_sq.if_greater(limit_sq, vy * scale, vy);
+                }
                 w = (h8 * w)
                     .abs()
                     .if_greater(max_rotation, w.signum() * max_rotation / h8, w);
