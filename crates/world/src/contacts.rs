@@ -218,9 +218,12 @@ impl ContactSet {
     /// bodies that cannot move are kept as they were.
     ///
     /// The new contacts are written over the old ones, each chunk of pairs
-    /// into its own slots and only the contacts with points; then the
-    /// chunks' runs are moved together. One list is kept, and only a
-    /// compact copy of last step's impulses beside it.
+    /// keeping only its contacts with points. On the calling thread each
+    /// chunk writes right after the previous one's contacts; shared among
+    /// threads, each chunk writes into slots of its own and the chunks' runs
+    /// are then moved together. Either way the list comes out the same. One
+    /// list is kept, and only a compact copy of last step's impulses beside
+    /// it.
     pub fn update(&mut self, pairs: &[Pair], inputs: &ContactInputs, any_sleeping: bool) {
         let bodies = inputs.bodies;
         let min_len = inputs.threading.min_len();
@@ -239,42 +242,36 @@ impl ContactSet {
         refill(&mut self.contacts, pairs.len());
         let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
         self.chunk_results.resize_with(chunks, Default::default);
-        let warm = &self.warm;
-        self.contacts.spare_capacity_mut()[..pairs.len()]
-            .par_chunks_mut(MANIFOLD_CHUNK)
-            .zip(pairs.par_chunks(MANIFOLD_CHUNK))
-            .zip(self.chunk_results.par_iter_mut())
-            .with_min_len(min_len)
-            .for_each(|((slots, pairs), result)| {
-                let mut kept = 0;
-                for &pair in pairs {
-                    let contact = inputs.new_contact(pair);
-                    if !contact.manifold.is_empty() {
-                        slots[kept].write(contact);
-                        kept += 1;
-                    }
-                }
-                // SAFETY: the first `kept` slots were written just above.
-                let slots = unsafe {
-                    &mut *(&mut slots[..kept] as *mut [MaybeUninit<Contact>] as *mut [Contact])
-                };
-                warm_start_from(slots, warm);
-                result.kept = kept;
-                result.points = slots.iter().map(|c| c.manifold.count).sum();
-                result.wake.clear();
-                if any_sleeping {
-                    let sleepers = slots.iter().flat_map(|c| sleeping_side(c, bodies));
-                    result.wake.extend(sleepers);
-                }
-            });
-        // Move each chunk's run of contacts down to follow the previous one.
-        let slots = self.contacts.spare_capacity_mut();
-        let mut len = 0;
-        for (k, result) in self.chunk_results[..chunks].iter().enumerate() {
-            let start = k * MANIFOLD_CHUNK;
-            slots.copy_within(start..start + result.kept, len);
-            len += result.kept;
-        }
+        let fill = ChunkFill {
+            inputs,
+            warm: &self.warm,
+            any_sleeping,
+        };
+        let slots = &mut self.contacts.spare_capacity_mut()[..pairs.len()];
+        let results = &mut self.chunk_results[..chunks];
+        let len = if inputs.threading == Threading::Calling {
+            let mut len = 0;
+            for (pairs, result) in pairs.chunks(MANIFOLD_CHUNK).zip(results) {
+                // Slots `len..` are free: `len` never passes this chunk's start.
+                fill.chunk(&mut slots[len..len + pairs.len()], pairs, result);
+                len += result.kept;
+            }
+            len
+        } else {
+            slots
+                .par_chunks_mut(MANIFOLD_CHUNK)
+                .zip(pairs.par_chunks(MANIFOLD_CHUNK))
+                .zip(results.par_iter_mut())
+                .for_each(|((slots, pairs), result)| fill.chunk(slots, pairs, result));
+            // Move each chunk's run of contacts down to follow the previous one.
+            let mut len = 0;
+            for (k, result) in results.iter().enumerate() {
+                let start = k * MANIFOLD_CHUNK;
+                slots.copy_within(start..start + result.kept, len);
+                len += result.kept;
+            }
+            len
+        };
         // SAFETY: the first `len` slots now hold the chunks' written runs,
         // and `Contact` is plain data.
         unsafe { self.contacts.set_len(len) };
@@ -284,6 +281,41 @@ impl ContactSet {
         for result in &self.chunk_results[..chunks] {
             self.to_wake.extend_from_slice(&result.wake);
             self.points += result.points;
+        }
+    }
+}
+
+/// What making one chunk's contacts reads.
+struct ChunkFill<'a> {
+    inputs: &'a ContactInputs<'a>,
+    warm: &'a [WarmStart],
+    any_sleeping: bool,
+}
+
+impl ChunkFill<'_> {
+    /// Writes the contacts of `pairs` that have points into the first of
+    /// `slots` (as many as there are pairs), with their warm starts, and
+    /// what they came to into `result`.
+    fn chunk(&self, slots: &mut [MaybeUninit<Contact>], pairs: &[Pair], result: &mut ChunkResult) {
+        let mut kept = 0;
+        for &pair in pairs {
+            let contact = self.inputs.new_contact(pair);
+            if !contact.manifold.is_empty() {
+                slots[kept].write(contact);
+                kept += 1;
+            }
+        }
+        // SAFETY: the first `kept` slots were written just above.
+        let slots =
+            unsafe { &mut *(&mut slots[..kept] as *mut [MaybeUninit<Contact>] as *mut [Contact]) };
+        warm_start_from(slots, self.warm);
+        result.kept = kept;
+        result.points = slots.iter().map(|c| c.manifold.count).sum();
+        result.wake.clear();
+        if self.any_sleeping {
+            let bodies = self.inputs.bodies;
+            let sleepers = slots.iter().flat_map(|c| sleeping_side(c, bodies));
+            result.wake.extend(sleepers);
         }
     }
 }
@@ -439,6 +471,31 @@ fn warm_start_from(current: &mut [Contact], previous: &[WarmStart]) {
 #[cfg(test)]
 mod tests {
     use crate::scene::Scene;
+    use crate::threading::Threading;
+
+    #[test]
+    fn contacts_made_on_the_calling_thread_match_those_shared_out() {
+        // Two copies of a landing pile, one making its contacts on the
+        // calling thread (one chunk after another, written end to end), the
+        // other sharing the chunks out (each into its own slots, then moved
+        // together): same contacts, same impulses, step after step.
+        let mut calling = Scene::circle_pile(3_000).build_world().unwrap();
+        let mut shared = Scene::circle_pile(3_000).build_world().unwrap();
+        let mut compared = 0;
+        for step in 0..60 {
+            calling.step_with(Threading::Calling);
+            shared.step_with(Threading::Pool);
+            let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
+            assert_eq!(a.len(), b.len(), "step {step}");
+            for (x, y) in a.iter().zip(b) {
+                assert_eq!(x.key(), y.key(), "step {step}");
+                assert_eq!(x.manifold, y.manifold, "step {step}");
+                assert_eq!(x.impulses, y.impulses, "step {step}");
+            }
+            compared += a.len();
+        }
+        assert!(compared > 10_000, "only {compared} contacts compared");
+    }
 
     #[test]
     fn the_contact_list_holds_each_pair_with_points_once_in_pair_order() {

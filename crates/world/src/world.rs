@@ -391,7 +391,7 @@ impl World {
     }
 
     /// [`World::step`], with its loops run as `threading` says.
-    fn step_with(&mut self, threading: Threading) {
+    pub(crate) fn step_with(&mut self, threading: Threading) {
         let mut clock = PhaseClock::start();
         if self.islands.any_sleeping() && !self.bodies.iter().any(Body::is_moving) {
             // Everything sleeps or is fixed: nothing can change this step.
