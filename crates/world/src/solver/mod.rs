@@ -25,6 +25,8 @@ mod lanes;
 mod stages;
 mod wide;
 
+use std::mem::MaybeUninit;
+
 use carom_shapes::{Rot, Transform};
 use glam::Vec2;
 use rayon::prelude::*;
@@ -444,13 +446,18 @@ impl<const N: usize> ConstraintSet<N> {
             begin = end;
         }
         let sources = &self.sources;
-        refill(&mut self.batches, self.batch_lanes.len());
-        self.batches.par_extend(
-            self.batch_lanes
-                .par_iter()
-                .with_min_len(min_len)
-                .map(|&(start, end)| prepare_batch(view, &sources[start..end], null_body, isa)),
-        );
+        let count = self.batch_lanes.len();
+        refill(&mut self.batches, count);
+        self.batches.spare_capacity_mut()[..count]
+            .par_iter_mut()
+            .zip(self.batch_lanes.par_iter())
+            .with_min_len(min_len)
+            .for_each(|(slot, &(start, end))| {
+                prepare_batch(view, &sources[start..end], null_body, isa, slot);
+            });
+        // SAFETY: the loop above wrote each of the first `count` slots, and
+        // a batch is plain data.
+        unsafe { self.batches.set_len(count) };
     }
 
     /// Copies each constraint's impulses back into its contact.
@@ -533,20 +540,26 @@ fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
     }
 }
 
-/// Prepares the constraints of `contacts` (at most eight) as one batch,
-/// on the lanes `isa` offers.
+/// Prepares the constraints of `contacts` (at most eight) as one batch into
+/// `out`, on the lanes `isa` offers. The batch (about a kilobyte) is
+/// written where it is kept rather than returned, which would copy it.
 #[inline]
 fn prepare_batch<const N: usize>(
     view: &PrepareView,
     contacts: &[u32],
     null_body: u32,
     isa: Isa,
-) -> WideConstraint<N> {
+    out: &mut MaybeUninit<WideConstraint<N>>,
+) {
     match isa {
-        Isa::Portable => WideConstraint::prepare(&view.batch_input(contacts, null_body).lanes()),
+        Isa::Portable => {
+            out.write(WideConstraint::prepare(
+                &view.batch_input(contacts, null_body).lanes(),
+            ));
+        }
         // SAFETY: `Isa::Avx2` is only chosen when the processor has AVX2.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { prepare_batch_avx2(view, contacts, null_body) },
+        Isa::Avx2 => unsafe { prepare_batch_avx2(view, contacts, null_body, out) },
     }
 }
 
@@ -561,10 +574,11 @@ unsafe fn prepare_batch_avx2<const N: usize>(
     view: &PrepareView,
     contacts: &[u32],
     null_body: u32,
-) -> WideConstraint<N> {
+    out: &mut MaybeUninit<WideConstraint<N>>,
+) {
     // SAFETY: the caller checked the processor.
     let lanes = unsafe { avx::prepare_lanes::<N>(view, contacts, null_body) };
-    avx::to_storage(WideConstraint::prepare(&lanes))
+    out.write(avx::to_storage(WideConstraint::prepare(&lanes)));
 }
 
 /// What preparing constraints reads.
@@ -692,7 +706,10 @@ mod tests {
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the processor has AVX2.
-                let avx = unsafe { prepare_batch_avx2::<N>(view, sources, null_body) };
+                let mut avx = MaybeUninit::uninit();
+                unsafe { prepare_batch_avx2::<N>(view, sources, null_body, &mut avx) };
+                // SAFETY: just written.
+                let avx = unsafe { avx.assume_init() };
                 assert_eq!(avx.bits(), packed.bits(), "AVX2 batch at {start}");
             }
             checked += 1;
