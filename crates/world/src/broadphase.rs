@@ -66,8 +66,8 @@ pub(crate) struct Pair {
     pub b: u32,
 }
 
-/// One parallel chunk's buffers: the pairs it found, in task order, and a
-/// scratch list of partners.
+/// One search task's buffers: the pairs it found and a scratch list of
+/// partners.
 #[derive(Debug, Default)]
 struct ChunkBuffers {
     pairs: Vec<Pair>,
@@ -326,7 +326,7 @@ pub(crate) struct BroadPhase {
     queriers: Vec<u32>,
     /// The pairs whose needed boxes overlap: what the narrowphase gets.
     near: Vec<Pair>,
-    /// Per chunk of search tasks: its buffers.
+    /// Per search task: its buffers.
     chunks: Vec<ChunkBuffers>,
     /// Per shape, twice: where its pairs begin while all pairs are sorted.
     starts: Vec<u32>,
