@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::body::{Body, Material};
 use crate::broadphase::Pair;
-use crate::buffer::refill;
+use crate::buffer::{assume_written, refill, SharedScratch};
 use crate::collider::{Collider, StepCollider};
 use crate::threading::Threading;
 
@@ -151,8 +151,6 @@ pub(crate) struct ContactSet {
     /// Last step's contacts among bodies that cannot move, kept aside while
     /// `contacts` is rebuilt.
     frozen: Vec<Contact>,
-    /// Last step's impulses, sorted by pair, while `contacts` is rebuilt.
-    warm: Vec<WarmStart>,
     /// Per chunk of pairs: what its new contacts came to.
     chunk_results: Vec<ChunkResult>,
     /// Contact points in `contacts`, counted as they are made.
@@ -223,17 +221,25 @@ impl ContactSet {
     /// threads, each chunk writes into slots of its own and the chunks' runs
     /// are then moved together. Either way the list comes out the same. One
     /// list is kept, and only a compact copy of last step's impulses beside
-    /// it.
-    pub fn update(&mut self, pairs: &[Pair], inputs: &ContactInputs, any_sleeping: bool) {
+    /// it, in `scratch`.
+    pub fn update(
+        &mut self,
+        pairs: &[Pair],
+        inputs: &ContactInputs,
+        any_sleeping: bool,
+        scratch: &mut SharedScratch,
+    ) {
         let bodies = inputs.bodies;
         let min_len = inputs.threading.min_len();
-        refill(&mut self.warm, self.contacts.len());
-        self.warm.par_extend(
-            self.contacts
-                .par_iter()
-                .with_min_len(min_len)
-                .map(WarmStart::of),
-        );
+        let warm = scratch.lend::<WarmStart>(self.contacts.len());
+        warm.par_iter_mut()
+            .zip(self.contacts.par_iter())
+            .with_min_len(min_len)
+            .for_each(|(slot, contact)| {
+                slot.write(WarmStart::of(contact));
+            });
+        // SAFETY: the loop above wrote every slot.
+        let warm = unsafe { assume_written(warm) };
         self.frozen.clear();
         if any_sleeping {
             let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
@@ -244,7 +250,7 @@ impl ContactSet {
         self.chunk_results.resize_with(chunks, Default::default);
         let fill = ChunkFill {
             inputs,
-            warm: &self.warm,
+            warm,
             any_sleeping,
         };
         let slots = &mut self.contacts.spare_capacity_mut()[..pairs.len()];
@@ -306,8 +312,7 @@ impl ChunkFill<'_> {
             }
         }
         // SAFETY: the first `kept` slots were written just above.
-        let slots =
-            unsafe { &mut *(&mut slots[..kept] as *mut [MaybeUninit<Contact>] as *mut [Contact]) };
+        let slots = unsafe { assume_written(&mut slots[..kept]) };
         warm_start_from(slots, self.warm);
         result.kept = kept;
         result.points = slots.iter().map(|c| c.manifold.count).sum();

@@ -6,6 +6,7 @@ use slotmap::{SlotMap, SparseSecondaryMap};
 
 use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
+use crate::buffer::SharedScratch;
 use crate::ccd::Continuous;
 use crate::collider::{shape_list, Collider, NO_SHAPE};
 use crate::contacts::{ContactInputs, ContactSet};
@@ -37,6 +38,9 @@ pub struct World {
     pub(crate) broadphase: BroadPhase,
     pub(crate) contacts: ContactSet,
     solver: Solver,
+    /// Lent to the narrowphase for last step's impulses, then to the solver
+    /// for its constraint batches.
+    scratch: SharedScratch,
     islands: Islands,
     continuous: Continuous,
     steps: u64,
@@ -130,6 +134,7 @@ impl World {
             broadphase: BroadPhase::default(),
             contacts: ContactSet::default(),
             solver: Solver::default(),
+            scratch: SharedScratch::default(),
             steps: 0,
             accumulator: 0.0,
             islands: Islands::default(),
@@ -427,8 +432,9 @@ impl World {
             dt: self.settings.dt,
             threading,
         };
+        let any_sleeping = self.islands.any_sleeping();
         self.contacts
-            .update(pairs, &inputs, self.islands.any_sleeping());
+            .update(pairs, &inputs, any_sleeping, &mut self.scratch);
         for &b in self.contacts.to_wake() {
             self.islands.wake_body(&mut self.bodies, b as usize);
         }
@@ -438,6 +444,7 @@ impl World {
             &mut self.bodies,
             &mut self.contacts,
             threading,
+            &mut self.scratch,
         );
         self.stats.manifolds = self.contacts.len();
         self.stats.contact_points = self.contacts.point_count();

@@ -32,7 +32,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::{refill, resize_to_overwrite};
+use crate::buffer::{assume_written, resize_to_overwrite, SharedScratch};
 use crate::contacts::{Contact, ContactSet, PointImpulse};
 use crate::graph::Coloring;
 use crate::settings::WorldSettings;
@@ -180,6 +180,7 @@ impl Solver {
         bodies: &mut [Body],
         contacts: &mut ContactSet,
         threading: Threading,
+        scratch: &mut SharedScratch,
     ) -> Solved<'_> {
         let substeps = settings.substeps;
         let h = settings.dt / substeps as f32;
@@ -196,7 +197,9 @@ impl Solver {
             soft: Softness::new(hertz, settings.contact_damping_ratio, h),
             stiff: Softness::new(2.0 * hertz, settings.contact_damping_ratio, h),
         };
-        self.prepare(contacts, threading);
+        self.split_by_points();
+        let (ones, twos) = scratch.lend_two(self.ones.batch_count(), self.twos.batch_count());
+        let mut batches = self.prepare(contacts, threading, ones, twos);
         let limits = MotionLimits {
             max_linear_speed: settings.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
@@ -217,8 +220,9 @@ impl Solver {
             relax: &relax,
             restitution: &Restitution { ctx },
         };
-        self.run_substeps(&passes, threading);
-        self.store_impulses(contacts);
+        self.run_substeps(&passes, threading, &mut batches);
+        self.ones.store(batches.ones, contacts.as_mut_slice());
+        self.twos.store(batches.twos, contacts.as_mut_slice());
         self.store_bodies(bodies, threading);
         Solved {
             colors: self.coloring.color_count(),
@@ -304,10 +308,9 @@ impl Solver {
         );
     }
 
-    /// Builds one constraint per contact, grouped by colour and split by
-    /// point count, and packs them into SIMD batches.
-    fn prepare(&mut self, contacts: &ContactSet, threading: Threading) {
-        let all = contacts.as_slice();
+    /// Lists the constraints of each point count by colour, and plans their
+    /// SIMD batches.
+    fn split_by_points(&mut self) {
         self.ones.clear();
         self.twos.clear();
         // The colouring puts each colour's one-point constraints before its
@@ -321,21 +324,30 @@ impl Solver {
             self.ones.end_color();
             self.twos.end_color();
         }
+        self.ones.plan_batches();
+        self.twos.plan_batches();
+    }
+
+    /// Prepares every constraint straight into its SIMD batch, in the slots
+    /// `ones` and `twos` (as many as the sets have batches).
+    fn prepare<'a>(
+        &self,
+        contacts: &ContactSet,
+        threading: Threading,
+        ones: &'a mut [MaybeUninit<WideConstraint<1>>],
+        twos: &'a mut [MaybeUninit<WideConstraint<2>>],
+    ) -> Batches<'a> {
         let view = PrepareView {
-            contacts: all,
+            contacts: contacts.as_slice(),
             masses: &self.masses,
             states: &self.states,
         };
         let null_body = (self.states.len() - 1) as u32;
         let min_len = threading.min_len();
-        self.ones.prepare(&view, null_body, self.isa, min_len);
-        self.twos.prepare(&view, null_body, self.isa, min_len);
-    }
-
-    fn store_impulses(&self, contacts: &mut ContactSet) {
-        let all = contacts.as_mut_slice();
-        self.ones.store(all);
-        self.twos.store(all);
+        Batches {
+            ones: self.ones.prepare(ones, &view, null_body, self.isa, min_len),
+            twos: self.twos.prepare(twos, &view, null_body, self.isa, min_len),
+        }
     }
 
     /// Writes the step's motion back into the bodies.
@@ -407,12 +419,17 @@ struct ConstraintSet<const N: usize> {
     sources: Vec<u32>,
     /// Per colour: the end of its run in `sources`.
     color_ends: Vec<u32>,
-    /// The constraints in batches of eight, in the order of `sources`.
-    batches: Vec<WideConstraint<N>>,
-    /// Per batch: the `sources` its lanes come from.
+    /// Per batch: the `sources` its lanes come from (batches of eight, in
+    /// the order of `sources`).
     batch_lanes: Vec<(usize, usize)>,
     /// Per colour: its range in `batches`.
     color_batches: Vec<(u32, u32)>,
+}
+
+/// A step's prepared constraint batches, one- and two-point.
+struct Batches<'a> {
+    ones: &'a mut [WideConstraint<1>],
+    twos: &'a mut [WideConstraint<2>],
 }
 
 impl<const N: usize> ConstraintSet<N> {
@@ -426,10 +443,14 @@ impl<const N: usize> ConstraintSet<N> {
         self.color_ends.push(self.sources.len() as u32);
     }
 
-    /// Prepares every constraint straight into batches of eight, each
-    /// colour on its own (a colour's last batch padded with `null_body`
-    /// lanes), in parallel with at least `min_len` batches per task.
-    fn prepare(&mut self, view: &PrepareView, null_body: u32, isa: Isa, min_len: usize) {
+    /// How many batches the constraints take.
+    fn batch_count(&self) -> usize {
+        self.batch_lanes.len()
+    }
+
+    /// Cuts each colour's constraints into batches of eight (a colour's
+    /// last batch may have fewer).
+    fn plan_batches(&mut self) {
         self.batch_lanes.clear();
         self.color_batches.clear();
         let mut begin = 0;
@@ -445,27 +466,37 @@ impl<const N: usize> ConstraintSet<N> {
                 .push((first, self.batch_lanes.len() as u32));
             begin = end;
         }
+    }
+
+    /// Prepares every constraint straight into its batch in `slots` (one
+    /// per batch; a colour's last batch padded with `null_body` lanes), in
+    /// parallel with at least `min_len` batches per task.
+    fn prepare<'a>(
+        &self,
+        slots: &'a mut [MaybeUninit<WideConstraint<N>>],
+        view: &PrepareView,
+        null_body: u32,
+        isa: Isa,
+        min_len: usize,
+    ) -> &'a mut [WideConstraint<N>] {
         let sources = &self.sources;
-        let count = self.batch_lanes.len();
-        refill(&mut self.batches, count);
-        self.batches.spare_capacity_mut()[..count]
+        slots
             .par_iter_mut()
             .zip(self.batch_lanes.par_iter())
             .with_min_len(min_len)
             .for_each(|(slot, &(start, end))| {
                 prepare_batch(view, &sources[start..end], null_body, isa, slot);
             });
-        // SAFETY: the loop above wrote each of the first `count` slots, and
-        // a batch is plain data.
-        unsafe { self.batches.set_len(count) };
+        // SAFETY: the loop above wrote every slot (one per batch).
+        unsafe { assume_written(slots) }
     }
 
-    /// Copies each constraint's impulses back into its contact.
-    fn store(&self, contacts: &mut [Contact]) {
+    /// Copies each constraint's impulses in `batches` back into its contact.
+    fn store(&self, batches: &[WideConstraint<N>], contacts: &mut [Contact]) {
         let mut begin = 0;
         for (&end, &(first, last)) in self.color_ends.iter().zip(&self.color_batches) {
             let sources = &self.sources[begin..end as usize];
-            let batches = &self.batches[first as usize..last as usize];
+            let batches = &batches[first as usize..last as usize];
             for (lanes, batch) in sources.chunks(LANES).zip(batches) {
                 for k in 0..N {
                     let (normal, tangent) = batch.impulses(k);
@@ -744,7 +775,7 @@ mod tests {
         let mut solver = Solver::default();
         solver.load_bodies(&settings, &world.bodies, h, Threading::Pool);
         solver.color(&world.contacts);
-        solver.prepare(&world.contacts, Threading::Pool);
+        solver.split_by_points();
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
             masses: &solver.masses,

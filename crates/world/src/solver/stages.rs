@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
 use super::wide::{WideConstraint, WidePass};
-use super::{run_batches, ConstraintSet, Isa, Solver, StatesPtr};
+use super::{run_batches, Batches, ConstraintSet, Isa, Solver, StatesPtr};
 use crate::threading::Threading;
 
 /// Bodies per block of an integration stage.
@@ -152,9 +152,14 @@ impl StageSync {
 impl Solver {
     /// Runs the substeps and restitution, the calling thread leading and,
     /// for a large step in a pool, the pool's other threads helping.
-    pub(super) fn run_substeps(&mut self, passes: &StepPasses, threading: Threading) {
-        let batches = self.ones.batches.len() + self.twos.batches.len();
-        let threads = if threading == Threading::Calling || batches < SMALL_STEP_BATCHES {
+    pub(super) fn run_substeps(
+        &mut self,
+        passes: &StepPasses,
+        threading: Threading,
+        batches: &mut Batches,
+    ) {
+        let count = batches.ones.len() + batches.twos.len();
+        let threads = if threading == Threading::Calling || count < SMALL_STEP_BATCHES {
             1
         } else {
             rayon::current_num_threads()
@@ -170,8 +175,8 @@ impl Solver {
             states: StatesPtr(self.states.as_mut_ptr()),
             motions: &self.motions,
             dynamic: &self.dynamic,
-            ones: SetPtr::of(&mut self.ones),
-            twos: SetPtr::of(&mut self.twos),
+            ones: SetPtr::of(&self.ones, batches.ones),
+            twos: SetPtr::of(&self.twos, batches.twos),
             isa: self.isa,
             passes,
         };
@@ -242,9 +247,9 @@ struct SetPtr<'a, const N: usize> {
 }
 
 impl<'a, const N: usize> SetPtr<'a, N> {
-    fn of(set: &'a mut ConstraintSet<N>) -> SetPtr<'a, N> {
+    fn of(set: &'a ConstraintSet<N>, batches: &'a mut [WideConstraint<N>]) -> SetPtr<'a, N> {
         SetPtr {
-            batches: set.batches.as_mut_ptr(),
+            batches: batches.as_mut_ptr(),
             color_batches: &set.color_batches,
         }
     }
