@@ -48,12 +48,14 @@
 //! the kept list. Either way the list is sorted by `(a, b)` and independent
 //! of the thread count (work is split in fixed chunks).
 
+use std::mem::MaybeUninit;
+
 use carom_shapes::{Aabb, Shape, Transform};
 use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::{refill, resize_to_overwrite};
+use crate::buffer::{assume_written, resize_to_overwrite};
 use crate::collider::{Collider, StepCollider};
 use crate::threading::Threading;
 use crate::tree::AabbTree;
@@ -354,8 +356,6 @@ struct Index {
     slots: Vec<Slot>,
     /// Per shape: its body, so the search never reads bodies or colliders.
     owners: Vec<u32>,
-    /// Per shape: what the narrowphase reads of it this step.
-    views: Vec<StepCollider>,
     grid: Grid,
     static_tree: AabbTree,
     kinematic_tree: AabbTree,
@@ -366,10 +366,12 @@ impl BroadPhase {
     /// Candidate pairs for this step, sorted by `(a, b)`: every pair of
     /// shapes whose needed boxes overlap, whose bodies differ and of which
     /// at least one is dynamic (and that reach a fixed wall's band); with
-    /// them, per shape, what the narrowphase reads of it this step.
-    /// `static_version` changes whenever shapes were added or removed or a
-    /// body was moved by hand; all pairs are then found afresh.
-    pub fn find_pairs(
+    /// them, per shape, what the narrowphase reads of it this step, written
+    /// into `views` (one slot per shape). `static_version` changes whenever
+    /// shapes were added or removed or a body was moved by hand; all pairs
+    /// are then found afresh.
+    #[allow(clippy::too_many_arguments)]
+    pub fn find_pairs<'v>(
         &mut self,
         bodies: &[Body],
         colliders: &[Collider],
@@ -377,12 +379,15 @@ impl BroadPhase {
         dt: f32,
         static_version: u64,
         threading: Threading,
-    ) -> (&[Pair], &[StepCollider]) {
+        views: &'v mut [MaybeUninit<StepCollider>],
+    ) -> (&[Pair], &'v [StepCollider]) {
         let fresh = self.static_version != Some(static_version);
         self.static_version = Some(static_version);
         let moved = self
             .index
-            .update_boxes(bodies, colliders, 0.5 * margin, dt, fresh);
+            .update_boxes(bodies, colliders, 0.5 * margin, dt, fresh, views);
+        // SAFETY: `update_boxes` wrote a view for every shape.
+        let views = unsafe { assume_written(views) };
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
         if moved > 0 || fresh {
@@ -395,7 +400,7 @@ impl BroadPhase {
         self.near.clear();
         self.near
             .extend(self.pairs.iter().filter(|p| index.is_near(**p)));
-        (&self.near, &self.index.views)
+        (&self.near, views)
     }
 
     /// Rebuilds the index and updates the pairs after `moved` shapes moved.
@@ -548,7 +553,7 @@ impl Index {
 
     /// Updates each shape's needed box, and grows the enlarged box of each
     /// shape whose needed box left it (of every shape when `fresh`);
-    /// returns how many did.
+    /// returns how many did. Writes each shape's view into `views`.
     fn update_boxes(
         &mut self,
         bodies: &[Body],
@@ -556,11 +561,12 @@ impl Index {
         half_margin: f32,
         dt: f32,
         fresh: bool,
+        views: &mut [MaybeUninit<StepCollider>],
     ) -> usize {
         let n = colliders.len();
+        assert_eq!(views.len(), n, "one view per shape");
         let empty = Aabb::new(Vec2::ZERO, Vec2::ZERO);
         self.needed.resize(n, empty);
-        refill(&mut self.views, n);
         if fresh {
             self.enlarged.clear();
             self.enlarged.resize(n, empty);
@@ -571,8 +577,9 @@ impl Index {
         self.kinematic_bands.clear();
         let mut count = 0;
         let boxes = self.needed.iter_mut().zip(&mut self.enlarged);
-        for (i, ((c, (needed, enlarged)), moved)) in
-            colliders.iter().zip(boxes).zip(&mut self.moved).enumerate()
+        let shapes = colliders.iter().zip(views);
+        for (i, (((c, view), (needed, enlarged)), moved)) in
+            shapes.zip(boxes).zip(&mut self.moved).enumerate()
         {
             let body = &bodies[c.body as usize];
             let motion = match body.kind {
@@ -580,7 +587,7 @@ impl Index {
                 _ => body.motion_bound(dt),
             };
             *needed = c.aabb.expanded(motion + half_margin);
-            self.views.push(StepCollider::new(c, body, motion));
+            view.write(StepCollider::new(c, body, motion));
             let bands = match body.kind {
                 BodyKind::Static if fresh => Some(&mut self.static_bands),
                 BodyKind::Kinematic => Some(&mut self.kinematic_bands),
@@ -1156,6 +1163,8 @@ mod tests {
     fn assert_near_pairs_are_exact(world: &mut World, step: usize) {
         let (margin, dt) = (world.settings().speculative_distance, world.settings().dt);
         let version = world.static_version;
+        let mut views = Vec::new();
+        views.resize_with(world.colliders.len(), std::mem::MaybeUninit::uninit);
         let (found, _) = world.broadphase.find_pairs(
             &world.bodies,
             &world.colliders,
@@ -1163,6 +1172,7 @@ mod tests {
             dt,
             version,
             Threading::Pool,
+            &mut views,
         );
         let pairs: Vec<(u32, u32)> = found.iter().map(|p| (p.a, p.b)).collect();
         assert_eq!(pairs, brute_force(world, margin, dt), "step {step}");

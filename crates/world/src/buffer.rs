@@ -76,11 +76,6 @@ impl SharedScratch {
             )
         }
     }
-
-    /// Room for `count` items of `A`.
-    pub fn lend<A>(&mut self, count: usize) -> &mut [MaybeUninit<A>] {
-        self.lend_two::<A, A>(count, 0).0
-    }
 }
 
 /// `slots` as the values written into them.
@@ -137,8 +132,8 @@ mod tests {
         // SAFETY: all five written just above.
         let b = unsafe { assume_written(b) };
         assert_eq!(b[4], [4.0; 8]);
-        let big = scratch.lend::<u32>(1000);
-        assert_eq!(big.len(), 1000);
+        let (big, none) = scratch.lend_two::<u32, u8>(1000, 0);
+        assert_eq!((big.len(), none.len()), (1000, 0));
         assert!(scratch.blocks.len() * 32 >= 4000);
     }
 }

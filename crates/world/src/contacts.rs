@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::body::{Body, Material};
 use crate::broadphase::Pair;
-use crate::buffer::{assume_written, refill, SharedScratch};
+use crate::buffer::{assume_written, refill};
 use crate::collider::{Collider, StepCollider};
 use crate::threading::Threading;
 
@@ -105,7 +105,7 @@ impl Contact {
 /// keeping last step's impulses costs little while the new contacts are
 /// written over the old.
 #[derive(Debug, Clone, Copy)]
-struct WarmStart {
+pub(crate) struct WarmStart {
     key: u64,
     ids: [FeatureId; 2],
     count: u16,
@@ -221,17 +221,17 @@ impl ContactSet {
     /// threads, each chunk writes into slots of its own and the chunks' runs
     /// are then moved together. Either way the list comes out the same. One
     /// list is kept, and only a compact copy of last step's impulses beside
-    /// it, in `scratch`.
+    /// it, in `warm` (one slot per contact of last step).
     pub fn update(
         &mut self,
         pairs: &[Pair],
         inputs: &ContactInputs,
         any_sleeping: bool,
-        scratch: &mut SharedScratch,
+        warm: &mut [MaybeUninit<WarmStart>],
     ) {
         let bodies = inputs.bodies;
         let min_len = inputs.threading.min_len();
-        let warm = scratch.lend::<WarmStart>(self.contacts.len());
+        assert_eq!(warm.len(), self.contacts.len(), "one slot per contact");
         warm.par_iter_mut()
             .zip(self.contacts.par_iter())
             .with_min_len(min_len)

@@ -8,8 +8,8 @@ use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
 use crate::buffer::SharedScratch;
 use crate::ccd::Continuous;
-use crate::collider::{shape_list, Collider, NO_SHAPE};
-use crate::contacts::{ContactInputs, ContactSet};
+use crate::collider::{shape_list, Collider, StepCollider, NO_SHAPE};
+use crate::contacts::{ContactInputs, ContactSet, WarmStart};
 use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
@@ -38,8 +38,8 @@ pub struct World {
     pub(crate) broadphase: BroadPhase,
     pub(crate) contacts: ContactSet,
     solver: Solver,
-    /// Lent to the narrowphase for last step's impulses, then to the solver
-    /// for its constraint batches.
+    /// Lent to the broadphase and narrowphase for the shapes' views and
+    /// last step's impulses, then to the solver for its constraint batches.
     scratch: SharedScratch,
     islands: Islands,
     continuous: Continuous,
@@ -414,6 +414,11 @@ impl World {
             return;
         }
         let margin = self.settings.speculative_distance;
+        // The shapes' views and last step's impulses live until the
+        // contacts are made; the solver then takes the same memory.
+        let (view_slots, warm_slots) = self
+            .scratch
+            .lend_two::<StepCollider, WarmStart>(self.colliders.len(), self.contacts.len());
         let (pairs, views) = self.broadphase.find_pairs(
             &self.bodies,
             &self.colliders,
@@ -421,6 +426,7 @@ impl World {
             self.settings.dt,
             self.static_version,
             threading,
+            view_slots,
         );
         self.stats.pairs = pairs.len();
         let broadphase = clock.lap();
@@ -434,7 +440,7 @@ impl World {
         };
         let any_sleeping = self.islands.any_sleeping();
         self.contacts
-            .update(pairs, &inputs, any_sleeping, &mut self.scratch);
+            .update(pairs, &inputs, any_sleeping, warm_slots);
         for &b in self.contacts.to_wake() {
             self.islands.wake_body(&mut self.bodies, b as usize);
         }
