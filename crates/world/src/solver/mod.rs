@@ -479,6 +479,7 @@ impl<const N: usize> ConstraintSet<N> {
         isa: Isa,
         min_len: usize,
     ) -> &'a mut [WideConstraint<N>] {
+        assert_eq!(slots.len(), self.batch_count(), "one slot per batch");
         let sources = &self.sources;
         slots
             .par_iter_mut()
