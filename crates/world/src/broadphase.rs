@@ -1213,6 +1213,37 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_line_of_boxes_that_barely_overlap_pairs_up_far_from_the_origin() {
+        // Equal circles in a line far from the origin, all moving alike, so
+        // that all pairs are found afresh each step. Their boxes are as wide
+        // as the largest, so the cells are barely wider, and the spacing
+        // makes neighbouring boxes overlap by a fraction of a millimetre:
+        // neighbours' centres lie almost a cell apart, the case the sweep's
+        // neighbour rule and its rounding margin are for.
+        let settings = WorldSettings {
+            gravity: Vec2::ZERO,
+            sleep: false,
+            ..WorldSettings::default()
+        };
+        let mut world = World::new(settings).unwrap();
+        // Box width 2·(0.25 + |v|·dt + margin/2) ≈ 0.6402 m.
+        for k in 0..200 {
+            let x = 40_000.0 + 0.64 * k as f32;
+            let ball = world
+                .create_body(BodyDef::dynamic().position(x, -30_000.0).velocity(3.0, 2.0))
+                .unwrap();
+            let circle = Circle::new(Vec2::ZERO, 0.25).unwrap();
+            world.add_shape(ball, circle, Material::default()).unwrap();
+        }
+        for step in 0..5 {
+            assert_near_pairs_are_exact(&mut world, step);
+            let pairs = world.broadphase.near.len();
+            assert!(pairs >= 199, "step {step}: only {pairs} pairs");
+            world.step();
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1024))]
 
