@@ -784,14 +784,25 @@ fn slack(body: &Body, aabb: &Aabb, motion: f32) -> f32 {
 }
 
 /// Runs `find` on each task `0..tasks`, each with its own buffers, shared
-/// out as `threading` says; returns the number of tasks, whose pairs are in
-/// `chunks` in task order.
+/// out as `threading` says; returns how many buffers were used, whose pairs
+/// are in `chunks` in task order. On the calling thread the tasks run in
+/// order into one buffer, so no task keeps a buffer of its own (each grew
+/// to its own largest share of pairs).
 fn search(
     chunks: &mut Vec<ChunkBuffers>,
     tasks: usize,
     threading: Threading,
     find: impl Fn(usize, &mut ChunkBuffers) + Sync,
 ) -> usize {
+    if threading == Threading::Calling {
+        chunks.resize_with(chunks.len().max(1), Default::default);
+        let buffers = &mut chunks[0];
+        buffers.pairs.clear();
+        for task in 0..tasks {
+            find(task, buffers);
+        }
+        return 1;
+    }
     chunks.resize_with(tasks, Default::default);
     chunks[..tasks]
         .par_iter_mut()
