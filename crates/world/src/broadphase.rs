@@ -1087,15 +1087,20 @@ mod tests {
     const CAPSULE: u8 = 1;
     const DUMBBELL: u8 = 2;
 
-    /// A world of circles, capsules and two-circle bodies moving through
-    /// each other at mixed speeds, with walls and a kinematic bar.
-    fn scattered_world(seeds: &[(f32, f32, f32, f32, u8)]) -> World {
+    /// An empty world without gravity or sleeping.
+    fn weightless_world() -> World {
         let settings = WorldSettings {
             gravity: Vec2::ZERO,
             sleep: false,
             ..WorldSettings::default()
         };
-        let mut world = World::new(settings).unwrap();
+        World::new(settings).unwrap()
+    }
+
+    /// A world of circles, capsules and two-circle bodies moving through
+    /// each other at mixed speeds, with walls and a kinematic bar.
+    fn scattered_world(seeds: &[(f32, f32, f32, f32, u8)]) -> World {
+        let mut world = weightless_world();
         let walls = world.create_body(BodyDef::fixed()).unwrap();
         for (a, b) in [
             ((-12.0, -12.0), (12.0, -12.0)),
@@ -1194,12 +1199,7 @@ mod tests {
         // A bar slow enough to keep its enlarged box for many steps turns
         // onto balls at rest: its pairs are kept from when its box was last
         // grown, and the near ones must follow its band as it turns.
-        let settings = WorldSettings {
-            gravity: Vec2::ZERO,
-            sleep: false,
-            ..WorldSettings::default()
-        };
-        let mut world = World::new(settings).unwrap();
+        let mut world = weightless_world();
         // Turning towards level, the bar's box narrows faster than it
         // widens, so it stays inside its enlarged box for several steps
         // while its ends sweep down onto the balls.
@@ -1232,12 +1232,7 @@ mod tests {
         // makes neighbouring boxes overlap by a fraction of a millimetre:
         // neighbours' centres lie almost a cell apart, the case the sweep's
         // neighbour rule and its rounding margin are for.
-        let settings = WorldSettings {
-            gravity: Vec2::ZERO,
-            sleep: false,
-            ..WorldSettings::default()
-        };
-        let mut world = World::new(settings).unwrap();
+        let mut world = weightless_world();
         // Box width 2·(0.25 + |v|·dt + margin/2) ≈ 0.6402 m.
         for k in 0..200 {
             let x = 40_000.0 + 0.64 * k as f32;
