@@ -343,8 +343,6 @@ pub(crate) struct BroadPhase {
 /// parallel pair search reads.
 #[derive(Debug, Default)]
 struct Index {
-    /// Per shape: the box it needs this step.
-    needed: Vec<Aabb>,
     /// Per shape: the box its pairs were found with.
     enlarged: Vec<Aabb>,
     /// Per shape: whether its needed box left its enlarged box this step.
@@ -367,7 +365,8 @@ impl BroadPhase {
     /// shapes whose needed boxes overlap, whose bodies differ and of which
     /// at least one is dynamic (and that reach a fixed wall's band); with
     /// them, per shape, what the narrowphase reads of it this step, written
-    /// into `views` (one slot per shape). `static_version` changes whenever
+    /// into `views` (one slot per shape; `needed` is scratch for the
+    /// shapes' needed boxes, one slot each). `static_version` changes whenever
     /// shapes were added or removed or a body was moved by hand; all pairs
     /// are then found afresh.
     #[allow(clippy::too_many_arguments)]
@@ -380,14 +379,17 @@ impl BroadPhase {
         static_version: u64,
         threading: Threading,
         views: &'v mut [MaybeUninit<StepCollider>],
+        needed: &mut [MaybeUninit<Aabb>],
     ) -> (&[Pair], &'v [StepCollider]) {
         let fresh = self.static_version != Some(static_version);
         self.static_version = Some(static_version);
-        let moved = self
-            .index
-            .update_boxes(bodies, colliders, 0.5 * margin, dt, fresh, views);
-        // SAFETY: `update_boxes` wrote a view for every shape.
-        let views = unsafe { assume_written(views) };
+        let half_margin = 0.5 * margin;
+        let moved =
+            self.index
+                .update_boxes(bodies, colliders, half_margin, dt, fresh, views, needed);
+        // SAFETY: `update_boxes` wrote a view and a needed box for every
+        // shape.
+        let (views, needed) = unsafe { (assume_written(views), assume_written(needed)) };
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
         if moved > 0 || fresh {
@@ -397,9 +399,10 @@ impl BroadPhase {
         // pairs: the two together keep more values live than there are
         // registers.
         let index = &self.index;
+        let needed = &*needed;
         self.near.clear();
         self.near
-            .extend(self.pairs.iter().filter(|p| index.is_near(**p)));
+            .extend(self.pairs.iter().filter(|p| index.is_near(**p, needed)));
         (&self.near, views)
     }
 
@@ -531,13 +534,14 @@ impl Index {
     /// Whether a kept pair may touch this step: its needed boxes overlap and
     /// `a`'s reaches `b`'s band if `b` has one. Only fixed shapes have bands,
     /// and they are always `b` (`a` is dynamic).
+    /// `needed` holds each shape's needed box.
     #[inline]
-    fn is_near(&self, pair: Pair) -> bool {
+    fn is_near(&self, pair: Pair, needed: &[Aabb]) -> bool {
         let (a, b) = (pair.a as usize, pair.b as usize);
-        self.needed[a].overlaps(&self.needed[b])
+        needed[a].overlaps(&needed[b])
             && self
                 .band_of(pair.b)
-                .map_or(true, |band| band.reaches(&self.needed[a]))
+                .map_or(true, |band| band.reaches(&needed[a]))
     }
 
     /// The band of `shape`, if it is a fixed wall.
@@ -553,7 +557,9 @@ impl Index {
 
     /// Updates each shape's needed box, and grows the enlarged box of each
     /// shape whose needed box left it (of every shape when `fresh`);
-    /// returns how many did. Writes each shape's view into `views`.
+    /// returns how many did. Writes each shape's view into `views` and its
+    /// needed box into `needed`.
+    #[allow(clippy::too_many_arguments)]
     fn update_boxes(
         &mut self,
         bodies: &[Body],
@@ -562,11 +568,11 @@ impl Index {
         dt: f32,
         fresh: bool,
         views: &mut [MaybeUninit<StepCollider>],
+        needed: &mut [MaybeUninit<Aabb>],
     ) -> usize {
         let n = colliders.len();
-        assert_eq!(views.len(), n, "one view per shape");
+        assert!(views.len() == n && needed.len() == n, "one slot per shape");
         let empty = Aabb::new(Vec2::ZERO, Vec2::ZERO);
-        self.needed.resize(n, empty);
         if fresh {
             self.enlarged.clear();
             self.enlarged.resize(n, empty);
@@ -576,7 +582,7 @@ impl Index {
         }
         self.kinematic_bands.clear();
         let mut count = 0;
-        let boxes = self.needed.iter_mut().zip(&mut self.enlarged);
+        let boxes = needed.iter_mut().zip(&mut self.enlarged);
         let shapes = colliders.iter().zip(views);
         for (i, (((c, view), (needed, enlarged)), moved)) in
             shapes.zip(boxes).zip(&mut self.moved).enumerate()
@@ -586,7 +592,7 @@ impl Index {
                 BodyKind::Static => 0.0,
                 _ => body.motion_bound(dt),
             };
-            *needed = c.aabb.expanded(motion + half_margin);
+            let needed = *needed.write(c.aabb.expanded(motion + half_margin));
             view.write(StepCollider::new(c, body, motion));
             let bands = match body.kind {
                 BodyKind::Static if fresh => Some(&mut self.static_bands),
@@ -597,7 +603,7 @@ impl Index {
                 let band = Band::of_wall(&c.shape, &body.transform, motion + half_margin);
                 bands.extend(band.map(|band| (i as u32, band)));
             }
-            *moved = fresh || !enlarged.contains(needed);
+            *moved = fresh || !enlarged.contains(&needed);
             if *moved {
                 *enlarged = needed.expanded(slack(body, &c.aabb, motion));
                 count += 1;
@@ -1181,6 +1187,8 @@ mod tests {
         let version = world.static_version;
         let mut views = Vec::new();
         views.resize_with(world.colliders.len(), std::mem::MaybeUninit::uninit);
+        let mut needed = Vec::new();
+        needed.resize_with(world.colliders.len(), std::mem::MaybeUninit::uninit);
         let (found, _) = world.broadphase.find_pairs(
             &world.bodies,
             &world.colliders,
@@ -1189,6 +1197,7 @@ mod tests {
             version,
             Threading::Pool,
             &mut views,
+            &mut needed,
         );
         let pairs: Vec<(u32, u32)> = found.iter().map(|p| (p.a, p.b)).collect();
         assert_eq!(pairs, brute_force(world, margin, dt), "step {step}");

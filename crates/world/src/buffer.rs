@@ -56,23 +56,43 @@ impl SharedScratch {
         first: usize,
         second: usize,
     ) -> (&mut [MaybeUninit<A>], &mut [MaybeUninit<B>]) {
-        const { assert!(align_of::<A>() <= 32 && align_of::<B>() <= 32) };
-        let first_blocks = (first * size_of::<A>()).div_ceil(size_of::<Block>());
-        let second_blocks = (second * size_of::<B>()).div_ceil(size_of::<Block>());
+        let (a, b, _) = self.lend_three::<A, B, u8>(first, second, 0);
+        (a, b)
+    }
+
+    /// Room for `first` items of `A`, `second` of `B` and `third` of `C`,
+    /// one after another.
+    #[allow(clippy::type_complexity)]
+    pub fn lend_three<A, B, C>(
+        &mut self,
+        first: usize,
+        second: usize,
+        third: usize,
+    ) -> (
+        &mut [MaybeUninit<A>],
+        &mut [MaybeUninit<B>],
+        &mut [MaybeUninit<C>],
+    ) {
+        const { assert!(align_of::<A>() <= 32 && align_of::<B>() <= 32 && align_of::<C>() <= 32) };
+        let blocks_of = |bytes: usize| bytes.div_ceil(size_of::<Block>());
+        let first_blocks = blocks_of(first * size_of::<A>());
+        let second_blocks = blocks_of(second * size_of::<B>());
+        let blocks = first_blocks + second_blocks + blocks_of(third * size_of::<C>());
         // Never shortened, so that a larger use after a smaller one fills no
         // blocks again.
-        let blocks = first_blocks + second_blocks;
         if self.blocks.len() < blocks {
             resize_to_overwrite(&mut self.blocks, blocks, Block([0; 32]));
         }
-        let (head, tail) = self.blocks.split_at_mut(first_blocks);
+        let (a, rest) = self.blocks.split_at_mut(first_blocks);
+        let (b, c) = rest.split_at_mut(second_blocks);
         // SAFETY: each part starts 32-byte aligned (blocks are), which
-        // suits both types, and holds at least as many bytes as the slots
-        // asked of it; uninitialised slots may hold any bytes.
+        // suits all three types, and holds at least as many bytes as the
+        // slots asked of it; uninitialised slots may hold any bytes.
         unsafe {
             (
-                std::slice::from_raw_parts_mut(head.as_mut_ptr().cast(), first),
-                std::slice::from_raw_parts_mut(tail.as_mut_ptr().cast(), second),
+                std::slice::from_raw_parts_mut(a.as_mut_ptr().cast(), first),
+                std::slice::from_raw_parts_mut(b.as_mut_ptr().cast(), second),
+                std::slice::from_raw_parts_mut(c.as_mut_ptr().cast(), third),
             )
         }
     }

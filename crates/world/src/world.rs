@@ -414,11 +414,12 @@ impl World {
             return;
         }
         let margin = self.settings.speculative_distance;
-        // The shapes' views and last step's impulses live until the
-        // contacts are made; the solver then takes the same memory.
-        let (view_slots, warm_slots) = self
+        // The shapes' views and needed boxes and last step's impulses live
+        // until the contacts are made; the solver then takes the same memory.
+        let shapes = self.colliders.len();
+        let (view_slots, needed_slots, warm_slots) = self
             .scratch
-            .lend_two::<StepCollider, WarmStart>(self.colliders.len(), self.contacts.len());
+            .lend_three::<StepCollider, Aabb, WarmStart>(shapes, shapes, self.contacts.len());
         let (pairs, views) = self.broadphase.find_pairs(
             &self.bodies,
             &self.colliders,
@@ -427,6 +428,7 @@ impl World {
             self.static_version,
             threading,
             view_slots,
+            needed_slots,
         );
         self.stats.pairs = pairs.len();
         let broadphase = clock.lap();
