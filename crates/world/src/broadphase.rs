@@ -321,8 +321,8 @@ pub(crate) struct BroadPhase {
     /// Every pair whose enlarged boxes overlap (and that may collide),
     /// sorted by `(a, b)`.
     pairs: Vec<Pair>,
-    /// Pairs found this step to merge into the kept ones (a moved shape's
-    /// new pairs, or pairs found out of order).
+    /// The moved shapes' new pairs, found this step to merge into the kept
+    /// ones.
     found: Vec<Pair>,
     /// The shapes that look for partners this step, in shape order.
     queriers: Vec<u32>,

@@ -422,7 +422,7 @@ struct ConstraintSet<const N: usize> {
     /// Per batch: the `sources` its lanes come from (batches of eight, in
     /// the order of `sources`).
     batch_lanes: Vec<(usize, usize)>,
-    /// Per colour: its range in `batches`.
+    /// Per colour: its range of the set's batches.
     color_batches: Vec<(u32, u32)>,
 }
 
