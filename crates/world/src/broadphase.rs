@@ -62,7 +62,7 @@ use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
 /// dynamic body; when both are dynamic, `a < b`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Pair {
     pub a: u32,
     pub b: u32,
@@ -235,11 +235,8 @@ impl Grid {
     /// Appends to `out` every grid shape that `wanted` accepts and whose box
     /// overlaps `query`. A grid box is at most a cell wide and its centre
     /// lies in its cell, so only cells whose centres lie within half a cell
-    /// of `query` can hold one.
-    ///
-    /// The scan has no branch per item: each shape is written at the end of
-    /// `out`, and the end advances only if the shape passes. Which shapes
-    /// pass is close to random, so branching on it would mispredict often.
+    /// of `query` can hold one. The scan has no branch per item (see
+    /// [`push_passing`]).
     #[inline]
     fn collect_overlaps(&self, query: &Aabb, wanted: impl Fn(u32) -> bool, out: &mut Vec<u32>) {
         if self.items.is_empty() {
@@ -249,16 +246,10 @@ impl Grid {
         let (x0, y0) = self.cell_coords(query.min - half);
         let (x1, y1) = self.cell_coords(query.max + half);
         for row in y0..=y1 {
-            let run = self.row_run(row, x0, x1);
-            let start = out.len();
-            out.resize(start + run.len(), 0);
-            let slots = &mut out[start..];
-            let mut end = 0;
-            for item in run {
-                slots[end] = item.shape;
-                end += usize::from(wanted(item.shape) & query.overlaps(&item.aabb));
-            }
-            out.truncate(start + end);
+            push_passing(out, self.row_run(row, x0, x1), |item| {
+                let passes = wanted(item.shape) & query.overlaps(&item.aabb);
+                (item.shape, passes)
+            });
         }
     }
 
@@ -1013,21 +1004,33 @@ impl PairFinder<'_> {
 }
 
 /// Appends the pair of `item` with each shape of `run` of another body
-/// whose box overlaps its own, lower index first. No branch per shape: each
-/// pair is written at the end of `out`, and the end advances only if it
-/// passes (which shapes pass is close to random).
+/// whose box overlaps its own, lower index first, with no branch per shape
+/// (see [`push_passing`]).
 #[inline]
 fn push_overlaps(item: &GridItem, run: &[GridItem], out: &mut Vec<Pair>) {
-    let start = out.len();
-    out.resize(start + run.len(), Pair { a: 0, b: 0 });
-    let slots = &mut out[start..];
-    let mut end = 0;
-    for other in run {
-        slots[end] = Pair {
+    push_passing(out, run, |other| {
+        let pair = Pair {
             a: item.shape.min(other.shape),
             b: item.shape.max(other.shape),
         };
         let passes = (item.owner != other.owner) & item.aabb.overlaps(&other.aabb);
+        (pair, passes)
+    });
+}
+
+/// Appends to `out` the value `test` gives each item of `run` that it
+/// passes. No branch per item: each value is written at the end of `out`,
+/// and the end advances only if the item passes. Which items pass is close
+/// to random, so branching on it would mispredict often.
+#[inline(always)]
+fn push_passing<I, T: Copy + Default>(out: &mut Vec<T>, run: &[I], test: impl Fn(&I) -> (T, bool)) {
+    let start = out.len();
+    out.resize(start + run.len(), T::default());
+    let slots = &mut out[start..];
+    let mut end = 0;
+    for item in run {
+        let (value, passes) = test(item);
+        slots[end] = value;
         end += usize::from(passes);
     }
     out.truncate(start + end);
