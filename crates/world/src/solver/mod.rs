@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{assume_written, resize_to_overwrite, SharedScratch};
 use crate::contacts::{Contact, ContactSet, PointImpulse};
-use crate::graph::Coloring;
+use crate::graph::{Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
 use crate::threading::Threading;
 #[cfg(test)]
@@ -45,30 +45,6 @@ use wide::{BatchInput, WideConstraint, WideLane, WidePass, LANES};
 
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
-
-/// A contact that gets a constraint: its index, with its point count in
-/// the top bit, so that grouping constraints by point count reads this
-/// compact list rather than the contacts.
-#[derive(Debug, Clone, Copy)]
-struct ActiveContact(u32);
-
-impl ActiveContact {
-    const TWO_POINTS: u32 = 1 << 31;
-
-    fn new(index: usize, points: usize) -> ActiveContact {
-        debug_assert!(index < Self::TWO_POINTS as usize);
-        let flag = if points == 2 { Self::TWO_POINTS } else { 0 };
-        ActiveContact(index as u32 | flag)
-    }
-
-    fn index(self) -> u32 {
-        self.0 & !Self::TWO_POINTS
-    }
-
-    fn has_two_points(self) -> bool {
-        self.0 & Self::TWO_POINTS != 0
-    }
-}
 
 /// A body's centre and inverse masses, as constraints are prepared: four
 /// `f32` in this order (the AVX2 path loads them as one quad).
@@ -114,8 +90,6 @@ pub(crate) struct Solver {
     /// The stages of a step on several threads, and their progress.
     stages: Vec<stages::Stage>,
     stage_syncs: Vec<stages::StageSync>,
-    /// The contacts that get a constraint this step.
-    active: Vec<ActiveContact>,
     start_poses: Vec<StartPose>,
 }
 
@@ -185,7 +159,10 @@ impl Solver {
         let substeps = settings.substeps;
         let h = settings.dt / substeps as f32;
         self.load_bodies(settings, bodies, h, threading);
-        self.color(contacts);
+        // The colouring's lists are needed only until the constraints are
+        // grouped; the batches then take the same memory.
+        let order = self.color(contacts, scratch);
+        self.split_by_points(order);
         // Stiffness is capped at a quarter of the substep rate for stability;
         // contacts with an immovable body get twice the frequency, since only
         // one body moves to resolve them.
@@ -197,7 +174,6 @@ impl Solver {
             soft: Softness::new(hertz, settings.contact_damping_ratio, h),
             stiff: Softness::new(2.0 * hertz, settings.contact_damping_ratio, h),
         };
-        self.split_by_points();
         let (ones, twos) = scratch.lend_two(self.ones.batch_count(), self.twos.batch_count());
         let mut batches = self.prepare(contacts, threading, ones, twos);
         let limits = MotionLimits {
@@ -286,41 +262,32 @@ impl Solver {
     }
 
     /// Colours the contacts that move a body (those among sleeping or fixed
-    /// bodies need no constraint).
-    fn color(&mut self, contacts: &ContactSet) {
+    /// bodies need no constraint); returns the contacts' indices grouped by
+    /// colour (see [`Coloring::ranges`]), in memory lent by `scratch`.
+    fn color<'s>(&mut self, contacts: &ContactSet, scratch: &'s mut SharedScratch) -> &'s [u32] {
         let dynamic = &self.dynamic;
-        self.active.clear();
-        self.active.extend(
-            contacts
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| dynamic[c.body_a as usize] || dynamic[c.body_b as usize])
-                .map(|(k, c)| ActiveContact::new(k, c.manifold.count)),
-        );
-        let all = contacts.as_slice();
+        let (used, keys, order) = scratch.lend_three(dynamic.len(), contacts.len(), contacts.len());
         let ends = |i: u32| dynamic[i as usize].then_some(i);
-        self.coloring.build(
-            dynamic.len(),
-            self.active.iter().map(|a| {
-                let c = &all[a.index() as usize];
-                ([ends(c.body_a), ends(c.body_b)], a.has_two_points())
-            }),
-        );
+        let items = contacts.as_slice().iter().map(|c| {
+            let moves = dynamic[c.body_a as usize] || dynamic[c.body_b as usize];
+            moves.then(|| ([ends(c.body_a), ends(c.body_b)], c.manifold.count == 2))
+        });
+        self.coloring
+            .build(items, ColoringSlots { used, keys, order })
     }
 
     /// Lists the constraints of each point count by colour, and plans their
-    /// SIMD batches.
-    fn split_by_points(&mut self) {
+    /// SIMD batches. `order` lists contacts by colour, as
+    /// [`Coloring::ranges`] reads it.
+    fn split_by_points(&mut self, order: &[u32]) {
         self.ones.clear();
         self.twos.clear();
         // The colouring puts each colour's one-point constraints before its
         // two-point ones, so each set takes a run, with no branch per contact.
-        let order = &self.coloring.order;
-        let contact = |&k: &u32| self.active[k as usize].index();
         for &[begin, split, end] in &self.coloring.ranges {
             let (ones, twos) = (begin as usize..split as usize, split as usize..end as usize);
-            self.ones.sources.extend(order[ones].iter().map(contact));
-            self.twos.sources.extend(order[twos].iter().map(contact));
+            self.ones.sources.extend_from_slice(&order[ones]);
+            self.twos.sources.extend_from_slice(&order[twos]);
             self.ones.end_color();
             self.twos.end_color();
         }
@@ -775,8 +742,9 @@ mod tests {
         let h = settings.dt / settings.substeps as f32;
         let mut solver = Solver::default();
         solver.load_bodies(&settings, &world.bodies, h, Threading::Pool);
-        solver.color(&world.contacts);
-        solver.split_by_points();
+        let mut scratch = SharedScratch::default();
+        let order = solver.color(&world.contacts, &mut scratch);
+        solver.split_by_points(order);
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
             masses: &solver.masses,
