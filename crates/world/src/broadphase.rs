@@ -55,7 +55,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::{assume_written, refill, resize_to_overwrite};
+use crate::buffer::{assume_written, refill, resize_to_overwrite, Room};
 use crate::collider::{Collider, StepCollider};
 use crate::threading::Threading;
 use crate::tree::AabbTree;
@@ -174,9 +174,11 @@ enum Slot {
     Static,
 }
 
-/// Uniform grid over the small dynamic shapes' enlarged boxes.
-#[derive(Debug, Default)]
-struct Grid {
+/// Uniform grid over the small dynamic shapes' enlarged boxes, built for
+/// a step in which shapes moved. Its cells and items live in memory lent
+/// to the step (see [`Index::build_grid`]).
+#[derive(Debug)]
+struct Grid<'a> {
     origin: Vec2,
     /// Side of a cell.
     cell: f32,
@@ -184,20 +186,24 @@ struct Grid {
     columns: i32,
     rows: i32,
     /// `cell_start[c]..cell_start[c + 1]` indexes `items` for cell `c`.
-    cell_start: Vec<u32>,
-    /// Fill position of each cell while sorting.
-    cursor: Vec<u32>,
+    cell_start: &'a [u32],
     /// The shapes ordered by cell, then by shape index, each with its
     /// enlarged box beside it so that a scan reads one contiguous run.
-    items: Vec<GridItem>,
+    items: &'a [GridItem],
     /// Blocks per row of blocks.
     block_columns: i32,
-    /// `block_start[k]..block_start[k + 1]` indexes `block_items` for block
-    /// `k` (blocks row by row).
-    block_start: Vec<u32>,
-    /// Per block, the tree shapes whose boxes overlap the block's cells
-    /// grown by one cell, with those boxes.
-    block_items: Vec<(u32, Aabb)>,
+    blocks: &'a BlockLists,
+}
+
+/// Per block of [`BLOCK`]² cells, the tree shapes whose boxes overlap the
+/// block's cells grown by one cell, with those boxes. Kept from step to
+/// step (it is small), unlike the grid's cells and items.
+#[derive(Debug, Default)]
+struct BlockLists {
+    /// `start[k]..start[k + 1]` indexes `items` for block `k` (blocks row
+    /// by row).
+    start: Vec<u32>,
+    items: Vec<(u32, Aabb)>,
 }
 
 /// A shape in the grid.
@@ -209,7 +215,7 @@ struct GridItem {
     aabb: Aabb,
 }
 
-impl Grid {
+impl Grid<'_> {
     /// The cell holding `p`, clamped to the grid. Converting truncates
     /// towards zero rather than flooring, which differs only below zero,
     /// where both clamp to the first cell; and it needs no `floor`, a
@@ -274,34 +280,43 @@ impl Grid {
     #[inline]
     fn block_items_of_cell(&self, x: i32, y: i32) -> &[(u32, Aabb)] {
         let k = ((y / BLOCK) * self.block_columns + x / BLOCK) as usize;
-        &self.block_items[self.block_start[k] as usize..self.block_start[k + 1] as usize]
+        let start = &self.blocks.start;
+        &self.blocks.items[start[k] as usize..start[k + 1] as usize]
     }
+}
 
-    /// Lists, per block, the tree shapes whose boxes overlap the block's
-    /// cells grown by one cell. A grid shape's box lies within its cell
-    /// grown by half a cell, so the list holds every tree shape it meets.
-    fn build_blocks(&mut self, trees: &[&AabbTree]) {
-        self.block_start.clear();
-        self.block_items.clear();
-        if self.items.is_empty() {
-            self.block_columns = 0;
-            return;
-        }
-        self.block_columns = (self.columns + BLOCK - 1) / BLOCK;
-        let block_rows = (self.rows + BLOCK - 1) / BLOCK;
-        let side = BLOCK as f32 * self.cell;
-        self.block_start.push(0);
+impl BlockLists {
+    /// Lists, per block of the grid of `columns` × `rows` cells of side
+    /// `cell` from `origin`, the tree shapes whose boxes overlap the
+    /// block's cells grown by one cell. A grid shape's box lies within its
+    /// cell grown by half a cell, so the list holds every tree shape it
+    /// meets. Returns the blocks per row.
+    fn build(
+        &mut self,
+        origin: Vec2,
+        cell: f32,
+        columns: i32,
+        rows: i32,
+        trees: &[&AabbTree],
+    ) -> i32 {
+        self.start.clear();
+        self.items.clear();
+        let block_columns = (columns + BLOCK - 1) / BLOCK;
+        let block_rows = (rows + BLOCK - 1) / BLOCK;
+        let side = BLOCK as f32 * cell;
+        self.start.push(0);
         for by in 0..block_rows {
-            for bx in 0..self.block_columns {
-                let min = self.origin + Vec2::new(bx as f32, by as f32) * side;
-                let area = Aabb::new(min, min + Vec2::splat(side)).expanded(self.cell);
+            for bx in 0..block_columns {
+                let min = origin + Vec2::new(bx as f32, by as f32) * side;
+                let area = Aabb::new(min, min + Vec2::splat(side)).expanded(cell);
                 for tree in trees {
-                    let items = &mut self.block_items;
+                    let items = &mut self.items;
                     tree.for_each_overlap(&area, |id, b| items.push((id, *b)));
                 }
-                self.block_start.push(self.block_items.len() as u32);
+                self.start.push(self.items.len() as u32);
             }
         }
+        block_columns
     }
 }
 
@@ -312,22 +327,48 @@ pub(crate) struct BroadPhase {
     /// Every pair whose enlarged boxes overlap (and that may collide),
     /// sorted by `(a, b)`.
     pairs: Vec<Pair>,
-    /// The moved shapes' new pairs, found this step to merge into the kept
-    /// ones.
-    found: Vec<Pair>,
-    /// The shapes that look for partners this step, in shape order.
-    queriers: Vec<u32>,
-    /// The pairs whose needed boxes overlap: what the narrowphase gets.
-    near: Vec<Pair>,
-    /// Per search task: its buffers.
-    chunks: Vec<ChunkBuffers>,
-    /// Per shape, twice: where its pairs begin while all pairs are sorted.
-    starts: Vec<u32>,
-    /// Unmoved box sizes of the dynamic shapes, for finding their median.
-    median_scratch: Vec<f32>,
+    search: Search,
+    blocks: BlockLists,
+    /// Cells of the last grid built, to ask room for the next.
+    grid_cells: usize,
+    /// Used only when the room lent to a step falls short (see
+    /// [`BroadPhase::room_hint`]).
+    spare: Spare,
     /// The `static_version` the index was built for.
     static_version: Option<u64>,
     index: Index,
+}
+
+/// The buffers of a search for pairs.
+#[derive(Debug, Default)]
+struct Search {
+    /// The shapes that look for partners this step, in shape order.
+    queriers: Vec<u32>,
+    /// Per search task: its buffers.
+    chunks: Vec<ChunkBuffers>,
+}
+
+/// Buffers a step takes from its room, or from here when the room falls
+/// short (each is freed again once the room suffices).
+#[derive(Debug, Default)]
+struct Spare {
+    /// The pairs whose needed boxes overlap: what the narrowphase gets.
+    near: Vec<Pair>,
+    /// The pairs sorted by `b`, on their way to being sorted by `(a, b)`.
+    by_b: Vec<Pair>,
+    /// Per shape, twice: where its pairs begin while all pairs are sorted.
+    starts: Vec<u32>,
+    /// Box sizes of the dynamic shapes, for finding their median.
+    sizes: Vec<f32>,
+    /// The grid's cell starts and items.
+    cell_start: Vec<u32>,
+    grid_items: Vec<GridItem>,
+}
+
+/// A grid's spare buffers (see [`Spare`]).
+struct GridSpare<'a> {
+    cell_start: &'a mut Vec<u32>,
+    items: &'a mut Vec<GridItem>,
 }
 
 /// The boxes and the structures that find overlapping ones: what the
@@ -345,77 +386,104 @@ struct Index {
     slots: Vec<Slot>,
     /// Per shape: its body, so the search never reads bodies or colliders.
     owners: Vec<u32>,
-    grid: Grid,
     static_tree: AabbTree,
     kinematic_tree: AabbTree,
     large_tree: AabbTree,
 }
 
 impl BroadPhase {
+    /// Bytes of room a step should lend [`BroadPhase::find_pairs`] for
+    /// `shapes` shapes: what it takes if the pairs grow by a quarter. With
+    /// less, it uses buffers of its own.
+    pub fn room_hint(&self, shapes: usize) -> usize {
+        let pairs = self.pairs.len() + self.pairs.len() / 4;
+        Room::bytes_for::<f32>(shapes)
+            + Room::bytes_for::<GridItem>(shapes)
+            + Room::bytes_for::<u32>(self.grid_cells + 2)
+            + Room::bytes_for::<u32>(2 * (shapes + 1))
+            + 2 * Room::bytes_for::<Pair>(pairs)
+    }
+
     /// Candidate pairs for this step, sorted by `(a, b)`: every pair of
     /// shapes whose needed boxes overlap, whose bodies differ and of which
     /// at least one is dynamic (and that reach a fixed wall's band); with
     /// them, per shape, what the narrowphase reads of it this step, written
     /// into `views` (one slot per shape; `needed` is scratch for the
-    /// shapes' needed boxes, one slot each). `static_version` changes whenever
-    /// shapes were added or removed or a body was moved by hand; all pairs
-    /// are then found afresh.
+    /// shapes' needed boxes, one slot each). The step's other buffers are
+    /// taken from `room` (see [`BroadPhase::room_hint`]). `static_version`
+    /// changes whenever shapes were added or removed or a body was moved by
+    /// hand; all pairs are then found afresh.
     #[allow(clippy::too_many_arguments)]
-    pub fn find_pairs<'v>(
-        &mut self,
+    pub fn find_pairs<'a>(
+        &'a mut self,
         bodies: &[Body],
         colliders: &[Collider],
         margin: f32,
         dt: f32,
         static_version: u64,
         threading: Threading,
-        views: &'v mut [MaybeUninit<StepCollider>],
-        needed: &mut [MaybeUninit<Aabb>],
-    ) -> (&[Pair], &'v [StepCollider]) {
+        views: &'a mut [MaybeUninit<StepCollider>],
+        needed: &'a mut [MaybeUninit<Aabb>],
+        mut room: Room<'a>,
+    ) -> (&'a [Pair], &'a [StepCollider]) {
         let fresh = self.static_version != Some(static_version);
         self.static_version = Some(static_version);
         let half_margin = 0.5 * margin;
-        let moved =
-            self.index
-                .update_boxes(bodies, colliders, half_margin, dt, fresh, views, needed);
+        let index = &mut self.index;
+        let moved = index.update_boxes(bodies, colliders, half_margin, dt, fresh, views, needed);
         // SAFETY: `update_boxes` wrote a view and a needed box for every
         // shape.
         let (views, needed) = unsafe { (assume_written(views), assume_written(needed)) };
+        let spare = &mut self.spare;
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
         if moved > 0 || fresh {
-            self.find_for_moved(bodies, colliders, moved, fresh, threading);
+            let sizes = room.take_or(colliders.len(), &mut spare.sizes);
+            index.classify(bodies, colliders, sizes, fresh);
+            index.build_trees(fresh);
+            let index = &self.index;
+            let grid_spare = GridSpare {
+                cell_start: &mut spare.cell_start,
+                items: &mut spare.grid_items,
+            };
+            let grid = index.build_grid(&mut self.blocks, &mut room, grid_spare);
+            self.grid_cells = grid.cell_start.len();
+            let finder = PairFinder { index, grid: &grid };
+            let moving = index.slots.iter().filter(|s| **s != Slot::Static);
+            if fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32 {
+                let found = self.search.find_all(&finder, threading);
+                let count = found.iter().map(|c| c.pairs.len()).sum();
+                let shapes = colliders.len();
+                let sort = SortSlots {
+                    starts: room.take_or(2 * (shapes + 1), &mut spare.starts),
+                    by_b: room.take_or(count, &mut spare.by_b),
+                };
+                // Later steps merge into the kept pairs in place, and while a
+                // pile settles they come to outnumber this step's. Growing the
+                // list then would copy it whole, briefly holding it twice
+                // (the peak memory of a 100,000-body pile), so it is given
+                // room for twice as many now: room never written is never
+                // made resident.
+                if self.pairs.capacity() < count {
+                    refill(&mut self.pairs, 2 * count);
+                }
+                sort_pairs(found, shapes, sort, &mut self.pairs);
+            } else {
+                self.search.find_moved(&finder, &mut self.pairs, threading);
+            }
         }
         // A loop of its own, rather than part of the pass that updates the
         // pairs: the two together keep more values live than there are
         // registers.
-        let index = &self.index;
-        let needed = &*needed;
-        self.near.clear();
-        self.near
-            .extend(self.pairs.iter().filter(|p| index.is_near(**p, needed)));
-        (&self.near, views)
-    }
-
-    /// Rebuilds the index and updates the pairs after `moved` shapes moved.
-    fn find_for_moved(
-        &mut self,
-        bodies: &[Body],
-        colliders: &[Collider],
-        moved: usize,
-        fresh: bool,
-        threading: Threading,
-    ) {
-        let sizes = &mut self.median_scratch;
-        self.index.classify(bodies, colliders, sizes, fresh);
-        self.index.build_trees(fresh);
-        self.index.build_grid();
-        let moving = self.index.slots.iter().filter(|s| **s != Slot::Static);
-        if fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32 {
-            self.find_all(threading);
-        } else {
-            self.find_moved(threading);
+        let (index, needed) = (&self.index, &*needed);
+        let slots = room.take_or(self.pairs.len(), &mut spare.near);
+        let mut len = 0;
+        for &pair in self.pairs.iter().filter(|p| index.is_near(**p, needed)) {
+            slots[len].write(pair);
+            len += 1;
         }
+        // SAFETY: the first `len` slots were written just above.
+        (unsafe { assume_written(&mut slots[..len]) }, views)
     }
 
     /// Whether `aabb` reaches the band of `shape` this step (see the module
@@ -432,7 +500,9 @@ impl BroadPhase {
         self.index.static_tree.query(aabb, out);
         self.index.kinematic_tree.query(aabb, out);
     }
+}
 
+impl Search {
     /// Finds every pair afresh. The grid is swept cell by cell: each cell
     /// pairs its shapes with each other, with the cell to its right and
     /// with the three cells above (see [`PairFinder::sweep_cell`]), so every
@@ -446,15 +516,15 @@ impl BroadPhase {
     /// [`PAIR_CHUNK`] items (so each task's share of pairs, and its buffer,
     /// stays about the same from step to step), or queries for a run of
     /// large shapes.
-    fn find_all(&mut self, threading: Threading) {
+    /// Returns the buffers holding the pairs found.
+    fn find_all(&mut self, finder: &PairFinder, threading: Threading) -> &[ChunkBuffers] {
         self.queriers.clear();
-        for (i, slot) in self.index.slots.iter().enumerate() {
+        for (i, slot) in finder.index.slots.iter().enumerate() {
             if *slot == Slot::Large {
                 self.queriers.push(i as u32);
             }
         }
-        let finder = PairFinder { index: &self.index };
-        let grid = &finder.index.grid;
+        let grid = finder.grid;
         let sweeps = grid.items.len().div_ceil(PAIR_CHUNK);
         let queriers = &self.queriers;
         let tasks = sweeps + queriers.len().div_ceil(PAIR_CHUNK);
@@ -469,34 +539,21 @@ impl BroadPhase {
                 }
             }
         });
-        // The near pairs are picked out of the sorted pairs afterwards, so
-        // their list serves as the sort's scratch.
-        let shapes = self.index.slots.len();
-        let (chunks, scratch) = (&self.chunks[..chunks], &mut self.near);
-        // Later steps merge into the kept pairs in place, and while a pile
-        // settles they come to outnumber this step's. Growing the list
-        // then would copy it whole, briefly holding it twice (the peak
-        // memory of a 100,000-body pile), so it is given room for twice as
-        // many now: room never written takes no memory.
-        let found = chunks.iter().map(|c| c.pairs.len()).sum();
-        if self.pairs.capacity() < found {
-            refill(&mut self.pairs, 2 * found);
-        }
-        sort_pairs(chunks, shapes, &mut self.starts, scratch, &mut self.pairs);
+        &self.chunks[..chunks]
     }
 
     /// Finds the moved shapes' new partners, then in one pass over the kept
     /// pairs drops those of moved shapes that no longer overlap and merges
     /// in the new ones (both lists are sorted).
-    fn find_moved(&mut self, threading: Threading) {
-        let moved = &self.index.moved;
+    fn find_moved(&mut self, finder: &PairFinder, pairs: &mut Vec<Pair>, threading: Threading) {
+        let index = finder.index;
+        let moved = &index.moved;
         self.queriers.clear();
-        for (i, slot) in self.index.slots.iter().enumerate() {
+        for (i, slot) in index.slots.iter().enumerate() {
             if moved[i] && *slot != Slot::Static {
                 self.queriers.push(i as u32);
             }
         }
-        let finder = PairFinder { index: &self.index };
         let queriers = &self.queriers;
         let tasks = queriers.len().div_ceil(PAIR_CHUNK);
         let chunks = search(&mut self.chunks, tasks, threading, |task, buffers| {
@@ -515,18 +572,24 @@ impl BroadPhase {
                 }
             }
         });
-        self.found.clear();
-        for chunk in &self.chunks[..chunks] {
-            self.found.extend_from_slice(&chunk.pairs);
-        }
-        self.found.sort_unstable();
-        self.found.dedup();
-        let index = &self.index;
+        // The first task's buffer gathers the others' pairs (on the calling
+        // thread there is only one).
+        let found = match self.chunks[..chunks].split_first_mut() {
+            Some((first, rest)) => {
+                for chunk in rest {
+                    first.pairs.extend_from_slice(&chunk.pairs);
+                }
+                first.pairs.sort_unstable();
+                first.pairs.dedup();
+                &first.pairs[..]
+            }
+            None => &[],
+        };
         let still_overlaps = |p: Pair| {
             let (a, b) = (p.a as usize, p.b as usize);
             !(index.moved[a] || index.moved[b]) || index.enlarged[a].overlaps(&index.enlarged[b])
         };
-        merge_in_place(&mut self.pairs, &self.found, still_overlaps);
+        merge_in_place(pairs, found, still_overlaps);
     }
 }
 
@@ -619,7 +682,7 @@ impl Index {
         &mut self,
         bodies: &[Body],
         colliders: &[Collider],
-        sizes: &mut Vec<f32>,
+        sizes: &mut [MaybeUninit<f32>],
         fresh: bool,
     ) {
         if fresh {
@@ -642,18 +705,17 @@ impl Index {
                 }
             }
         }
-        sizes.clear();
         let dynamic = self.slots.iter().zip(colliders);
-        sizes.extend(
-            dynamic
-                .filter(|(s, _)| **s == Slot::Grid)
-                .map(|(_, c)| box_size(&c.aabb)),
-        );
-        if sizes.is_empty() {
+        let shape_sizes = dynamic
+            .filter(|(s, _)| **s == Slot::Grid)
+            .map(|(_, c)| box_size(&c.aabb));
+        let count = write_all(sizes, shape_sizes);
+        if count == 0 {
             return;
         }
-        let mid = sizes.len() / 2;
-        let (_, median, _) = sizes.select_nth_unstable_by(mid, f32::total_cmp);
+        // SAFETY: `write_all` wrote the first `count` slots.
+        let written = unsafe { assume_written(&mut sizes[..count]) };
+        let (_, median, _) = written.select_nth_unstable_by(count / 2, f32::total_cmp);
         let mut limit = LARGE_FACTOR * median.max(f32::MIN_POSITIVE);
         let grid_boxes = || {
             let boxes = self.slots.iter().zip(&self.enlarged);
@@ -662,12 +724,14 @@ impl Index {
                 .map(|(_, b)| box_size(b))
         };
         let over = grid_boxes().filter(|&size| size > limit).count();
-        let most_large = ((MAX_LARGE_FRACTION * sizes.len() as f32) as usize).max(MIN_LARGE);
+        let most_large = ((MAX_LARGE_FRACTION * count as f32) as usize).max(MIN_LARGE);
         if over > most_large {
-            sizes.clear();
-            sizes.extend(grid_boxes());
-            let at = sizes.len() - 1 - most_large;
-            limit = *sizes.select_nth_unstable_by(at, f32::total_cmp).1;
+            // The same shapes as above, so the same count.
+            write_all(sizes, grid_boxes());
+            // SAFETY: as above.
+            let written = unsafe { assume_written(&mut sizes[..count]) };
+            let at = count - 1 - most_large;
+            limit = *written.select_nth_unstable_by(at, f32::total_cmp).1;
         }
         for (slot, enlarged) in self.slots.iter_mut().zip(&self.enlarged) {
             if *slot == Slot::Grid && box_size(enlarged) > limit {
@@ -692,8 +756,15 @@ impl Index {
         self.large_tree.rebuild(in_slot(Slot::Large));
     }
 
-    /// Counting sort of grid shapes by the cell holding their box centre.
-    fn build_grid(&mut self) {
+    /// Counting sort of grid shapes by the cell holding their box centre,
+    /// into slots of `room` (or of `spare` when it falls short); `blocks`
+    /// are listed anew for the grid.
+    fn build_grid<'a>(
+        &self,
+        blocks: &'a mut BlockLists,
+        room: &mut Room<'a>,
+        spare: GridSpare<'a>,
+    ) -> Grid<'a> {
         let mut lo = Vec2::splat(f32::INFINITY);
         let mut hi = Vec2::splat(f32::NEG_INFINITY);
         let mut largest: f32 = 0.0;
@@ -707,13 +778,19 @@ impl Index {
             }
         }
         let trees = [&self.static_tree, &self.kinematic_tree, &self.large_tree];
-        let grid = &mut self.grid;
-        grid.items.clear();
         if count == 0 {
-            grid.columns = 0;
-            grid.rows = 0;
-            grid.build_blocks(&trees);
-            return;
+            blocks.build(Vec2::ZERO, 1.0, 0, 0, &trees);
+            return Grid {
+                origin: Vec2::ZERO,
+                cell: 1.0,
+                inv_cell: 1.0,
+                columns: 0,
+                rows: 0,
+                cell_start: &[],
+                items: &[],
+                block_columns: 0,
+                blocks,
+            };
         }
         // A cell no smaller than the largest box makes any box lie within
         // its cell grown by half a cell; growing it so that cells ≤ 4·count
@@ -731,49 +808,72 @@ impl Index {
         // can each be off by 3εk: a cell wider than the largest box by a
         // fraction 8ε·k covers that (under 7 % with at most 2¹⁶ cells).
         let cell = cell * (1.0 + 8.0 * f32::EPSILON * (across / cell + 1.0));
-        grid.origin = lo;
-        grid.cell = cell;
-        grid.inv_cell = 1.0 / cell;
-        grid.columns = ((extent.x / cell) as i32 + 1).max(1);
-        grid.rows = ((extent.y / cell) as i32 + 1).max(1);
-        let cells = (grid.columns * grid.rows) as usize;
-        grid.cell_start.clear();
-        grid.cell_start.resize(cells + 1, 0);
-        let cell_of = |grid: &Grid, b: &Aabb| {
+        let columns = ((extent.x / cell) as i32 + 1).max(1);
+        let rows = ((extent.y / cell) as i32 + 1).max(1);
+        let block_columns = blocks.build(lo, cell, columns, rows, &trees);
+        let mut grid = Grid {
+            origin: lo,
+            cell,
+            inv_cell: 1.0 / cell,
+            columns,
+            rows,
+            cell_start: &[],
+            items: &[],
+            block_columns,
+            blocks,
+        };
+        let cells = (columns * rows) as usize;
+        // Counts go two places up, so that after the prefix sum entry
+        // `c + 1` is where cell `c` begins, the cursor that placing the
+        // items advances to where cell `c + 1` begins: the first `cells + 1`
+        // entries are then the cells' starts, with no separate cursor.
+        let starts = room.take_or(cells + 2, spare.cell_start);
+        for slot in starts.iter_mut() {
+            slot.write(0);
+        }
+        // SAFETY: every entry was written just above.
+        let starts = unsafe { assume_written(starts) };
+        let cell_of = |b: &Aabb| {
             let (cx, cy) = grid.cell_coords(b.center());
-            (cy * grid.columns + cx) as usize
+            (cy * columns + cx) as usize
         };
         for (slot, b) in self.slots.iter().zip(&self.enlarged) {
             if *slot == Slot::Grid {
-                let c = cell_of(grid, b);
-                grid.cell_start[c + 1] += 1;
+                starts[cell_of(b) + 2] += 1;
             }
         }
         for c in 0..cells {
-            grid.cell_start[c + 1] += grid.cell_start[c];
+            starts[c + 2] += starts[c + 1];
         }
-        let empty = GridItem {
-            shape: 0,
-            owner: 0,
-            aabb: Aabb::new(Vec2::ZERO, Vec2::ZERO),
-        };
-        grid.items.resize(count, empty);
-        grid.cursor.clear();
-        grid.cursor.extend_from_slice(&grid.cell_start);
+        let items = room.take_or(count, spare.items);
         for (s, (slot, b)) in self.slots.iter().zip(&self.enlarged).enumerate() {
             if *slot == Slot::Grid {
-                let c = cell_of(grid, b);
-                let at = &mut grid.cursor[c];
-                grid.items[*at as usize] = GridItem {
+                let at = &mut starts[cell_of(b) + 1];
+                items[*at as usize].write(GridItem {
                     shape: s as u32,
                     owner: self.owners[s],
                     aabb: *b,
-                };
+                });
                 *at += 1;
             }
         }
-        grid.build_blocks(&trees);
+        // SAFETY: the counts gave each of the `count` grid shapes a slot of
+        // its own, so every slot was written.
+        grid.items = unsafe { assume_written(items) };
+        grid.cell_start = &starts[..cells + 1];
+        grid
     }
+}
+
+/// Writes `items` into the first slots of `slots` and returns how many
+/// there were; at most as many as there are slots.
+fn write_all<T>(slots: &mut [MaybeUninit<T>], items: impl Iterator<Item = T>) -> usize {
+    let mut count = 0;
+    for (slot, item) in slots.iter_mut().zip(items) {
+        slot.write(item);
+        count += 1;
+    }
+    count
 }
 
 /// The slack an enlarged box gets beyond the needed box: a tenth of the
@@ -830,15 +930,18 @@ fn chunk_of(shapes: &[u32], k: usize) -> &[u32] {
 /// sort by `b` into `by_b`, then a stable one by `a` into `out` (`starts`
 /// holds the two sorts' counts). Linear in the pairs and shapes and free of
 /// data-dependent branches, where a comparison sort is neither.
-fn sort_pairs(
-    chunks: &[ChunkBuffers],
-    shapes: usize,
-    starts: &mut Vec<u32>,
-    by_b: &mut Vec<Pair>,
-    out: &mut Vec<Pair>,
-) {
-    starts.clear();
-    starts.resize(2 * (shapes + 1), 0);
+fn sort_pairs(chunks: &[ChunkBuffers], shapes: usize, slots: SortSlots, out: &mut Vec<Pair>) {
+    let SortSlots { starts, by_b } = slots;
+    assert_eq!(
+        starts.len(),
+        2 * (shapes + 1),
+        "two counts per shape and one more"
+    );
+    for slot in starts.iter_mut() {
+        slot.write(0);
+    }
+    // SAFETY: every count was written just above.
+    let starts = unsafe { assume_written(starts) };
     let (starts_b, starts_a) = starts.split_at_mut(shapes + 1);
     let mut total = 0;
     for chunk in chunks {
@@ -848,25 +951,35 @@ fn sort_pairs(
         }
         total += chunk.pairs.len();
     }
+    assert_eq!(by_b.len(), total, "one slot per pair");
     for s in 0..shapes {
         starts_a[s + 1] += starts_a[s];
         starts_b[s + 1] += starts_b[s];
     }
-    let unset = Pair { a: 0, b: 0 };
-    resize_to_overwrite(by_b, total, unset);
     for chunk in chunks {
         for &pair in &chunk.pairs {
             let at = &mut starts_b[pair.b as usize];
-            by_b[*at as usize] = pair;
+            by_b[*at as usize].write(pair);
             *at += 1;
         }
     }
-    resize_to_overwrite(out, total, unset);
+    // SAFETY: the counts gave each pair a slot of its own, and there are as
+    // many slots as pairs, so every slot was written.
+    let by_b = unsafe { assume_written(by_b) };
+    resize_to_overwrite(out, total, Pair { a: 0, b: 0 });
     for &pair in by_b.iter() {
         let at = &mut starts_a[pair.a as usize];
         out[*at as usize] = pair;
         *at += 1;
     }
+}
+
+/// The memory [`sort_pairs`] works in, each slot to be overwritten.
+struct SortSlots<'a> {
+    /// Two counts per shape, and one more each.
+    starts: &'a mut [MaybeUninit<u32>],
+    /// One slot per pair, for the pairs sorted by `b`.
+    by_b: &'a mut [MaybeUninit<Pair>],
 }
 
 /// Merges the sorted, duplicate-free `found` into the sorted `pairs` in
@@ -906,6 +1019,7 @@ fn merge_in_place(pairs: &mut Vec<Pair>, found: &[Pair], retain: impl Fn(Pair) -
 /// Read-only view used by the parallel pair search.
 struct PairFinder<'a> {
     index: &'a Index,
+    grid: &'a Grid<'a>,
 }
 
 impl PairFinder<'_> {
@@ -913,9 +1027,9 @@ impl PairFinder<'_> {
     fn partners(&self, a: u32, out: &mut Vec<u32>) {
         let index = self.index;
         let query = &index.enlarged[a as usize];
-        index.grid.collect_overlaps(query, |b| b != a, out);
+        self.grid.collect_overlaps(query, |b| b != a, out);
         if index.slots[a as usize] == Slot::Grid {
-            let near = index.grid.block_items(query.center());
+            let near = self.grid.block_items(query.center());
             out.extend(
                 near.iter()
                     .filter(|(b, aabb)| *b != a && aabb.overlaps(query))
@@ -943,8 +1057,7 @@ impl PairFinder<'_> {
     /// the cell to its right, and those with the three cells above it; the
     /// right cell and the three above are each one run of items.
     fn sweep_cell(&self, cell: usize, out: &mut Vec<Pair>) {
-        let index = self.index;
-        let grid = &index.grid;
+        let grid = self.grid;
         let (x, y) = (cell as i32 % grid.columns, cell as i32 / grid.columns);
         let own = grid.cell_start[cell] as usize..grid.cell_start[cell + 1] as usize;
         if own.is_empty() {
@@ -1054,8 +1167,9 @@ mod tests {
     use carom_narrowphase::collide;
     use carom_shapes::{Shape, Transform};
 
-    use super::{merge_in_place, sort_pairs, Band, ChunkBuffers, Pair};
+    use super::{merge_in_place, sort_pairs, Band, ChunkBuffers, Pair, SortSlots};
     use crate::body::{BodyDef, BodyKind, Material};
+    use crate::buffer::SharedScratch;
     use crate::threading::Threading;
     use crate::world::World;
     use crate::WorldSettings;
@@ -1187,20 +1301,17 @@ mod tests {
             let circle = Circle::new(Vec2::ZERO, 0.25).unwrap();
             world.add_shape(ball, circle, Material::default()).unwrap();
         }
-        world.step();
-        let pairs: Vec<(u32, u32)> = world.broadphase.near.iter().map(|p| (p.a, p.b)).collect();
         // Shapes 1 and 2 are the balls, 0 the floor.
-        assert_eq!(pairs, vec![(1, 0), (1, 2), (2, 0)]);
+        assert_eq!(near_pairs(&mut world), vec![(1, 0), (1, 2), (2, 0)]);
     }
 
-    /// The pairs a step hands on, checked against brute force.
-    fn assert_near_pairs_are_exact(world: &mut World, step: usize) {
+    /// The pairs the next step will hand on, found as the step finds them.
+    fn near_pairs(world: &mut World) -> Vec<(u32, u32)> {
         let (margin, dt) = (world.settings().speculative_distance, world.settings().dt);
         let version = world.static_version;
-        let mut views = Vec::new();
-        views.resize_with(world.colliders.len(), std::mem::MaybeUninit::uninit);
-        let mut needed = Vec::new();
-        needed.resize_with(world.colliders.len(), std::mem::MaybeUninit::uninit);
+        let shapes = world.colliders.len();
+        let (mut scratch, mut empty) = (SharedScratch::default(), SharedScratch::default());
+        let (views, needed) = scratch.lend_two(shapes, shapes);
         let (found, _) = world.broadphase.find_pairs(
             &world.bodies,
             &world.colliders,
@@ -1208,11 +1319,22 @@ mod tests {
             dt,
             version,
             Threading::Pool,
-            &mut views,
-            &mut needed,
+            views,
+            needed,
+            // No room: the broadphase falls back on buffers of its own
+            // (a step lends it room, so both ways are tested).
+            empty.room(0),
         );
-        let pairs: Vec<(u32, u32)> = found.iter().map(|p| (p.a, p.b)).collect();
+        found.iter().map(|p| (p.a, p.b)).collect()
+    }
+
+    /// The pairs a step hands on, checked against brute force; returns how
+    /// many there are.
+    fn assert_near_pairs_are_exact(world: &mut World, step: usize) -> usize {
+        let (margin, dt) = (world.settings().speculative_distance, world.settings().dt);
+        let pairs = near_pairs(world);
         assert_eq!(pairs, brute_force(world, margin, dt), "step {step}");
+        pairs.len()
     }
 
     #[test]
@@ -1264,8 +1386,7 @@ mod tests {
             world.add_shape(ball, circle, Material::default()).unwrap();
         }
         for step in 0..5 {
-            assert_near_pairs_are_exact(&mut world, step);
-            let pairs = world.broadphase.near.len();
+            let pairs = assert_near_pairs_are_exact(&mut world, step);
             assert!(pairs >= 199, "step {step}: only {pairs} pairs");
             world.step();
         }
@@ -1390,8 +1511,10 @@ mod tests {
             let mut expected = pairs.clone();
             expected.sort_unstable();
 
-            let (mut starts, mut scratch, mut out) = (Vec::new(), Vec::new(), vec![Pair { a: 5, b: 5 }]);
-            sort_pairs(&chunks, 12, &mut starts, &mut scratch, &mut out);
+            let mut scratch = SharedScratch::default();
+            let (starts, by_b) = scratch.lend_two(2 * 13, pairs.len());
+            let mut out = vec![Pair { a: 5, b: 5 }];
+            sort_pairs(&chunks, 12, SortSlots { starts, by_b }, &mut out);
             prop_assert_eq!(out, expected);
         }
     }

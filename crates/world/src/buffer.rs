@@ -33,12 +33,13 @@ pub(crate) fn resize_to_overwrite<T: Clone>(v: &mut Vec<T>, len: usize, fill: T)
     v.resize(len, fill);
 }
 
-/// Memory shared by step buffers whose lives do not overlap: last step's
-/// impulses are needed only while contacts are made, the solver's
-/// constraint batches only while it runs. Lent to one of them at a time,
-/// a step's peak holds the larger, not both. Each use takes it afresh as
-/// uninitialised slots of its own type, and must write a slot before
-/// reading it.
+/// Memory shared by step buffers whose lives do not overlap: what the
+/// broadphase and narrowphase need only while contacts are made (the
+/// shapes' placed views, last step's impulses, sort scratch), and the
+/// solver's colouring and then its constraint batches. Lent to one phase at
+/// a time, a step's peak holds the largest phase, not all of them. Each use
+/// takes it afresh as uninitialised slots of its own types, and must write
+/// a slot before reading it.
 #[derive(Debug, Default)]
 pub(crate) struct SharedScratch {
     blocks: Vec<Block>,
@@ -49,7 +50,26 @@ pub(crate) struct SharedScratch {
 #[repr(C, align(32))]
 struct Block([u8; 32]);
 
+/// Blocks taken by `count` items of `T`.
+fn blocks_for<T>(count: usize) -> usize {
+    (count * size_of::<T>()).div_ceil(size_of::<Block>())
+}
+
 impl SharedScratch {
+    /// All of the memory, at least `bytes` of it (see [`Room::bytes_for`]),
+    /// to be taken in typed runs.
+    pub fn room(&mut self, bytes: usize) -> Room<'_> {
+        let blocks = bytes.div_ceil(size_of::<Block>());
+        // Never shortened, so that a larger use after a smaller one fills no
+        // blocks again.
+        if self.blocks.len() < blocks {
+            resize_to_overwrite(&mut self.blocks, blocks, Block([0; 32]));
+        }
+        Room {
+            rest: &mut self.blocks,
+        }
+    }
+
     /// Room for `first` items of `A` and, after them, `second` items of `B`.
     pub fn lend_two<A, B>(
         &mut self,
@@ -73,27 +93,59 @@ impl SharedScratch {
         &mut [MaybeUninit<B>],
         &mut [MaybeUninit<C>],
     ) {
-        const { assert!(align_of::<A>() <= 32 && align_of::<B>() <= 32 && align_of::<C>() <= 32) };
-        let blocks_of = |bytes: usize| bytes.div_ceil(size_of::<Block>());
-        let first_blocks = blocks_of(first * size_of::<A>());
-        let second_blocks = blocks_of(second * size_of::<B>());
-        let blocks = first_blocks + second_blocks + blocks_of(third * size_of::<C>());
-        // Never shortened, so that a larger use after a smaller one fills no
-        // blocks again.
-        if self.blocks.len() < blocks {
-            resize_to_overwrite(&mut self.blocks, blocks, Block([0; 32]));
+        let bytes = Room::bytes_for::<A>(first)
+            + Room::bytes_for::<B>(second)
+            + Room::bytes_for::<C>(third);
+        let mut room = self.room(bytes);
+        let sized = "the room was sized for all three";
+        let a = room.take(first).expect(sized);
+        let b = room.take(second).expect(sized);
+        (a, b, room.take(third).expect(sized))
+    }
+}
+
+/// Memory lent by a [`SharedScratch`], taken front to back in runs of
+/// uninitialised slots, each run 32-byte aligned.
+#[derive(Debug)]
+pub(crate) struct Room<'a> {
+    rest: &'a mut [Block],
+}
+
+impl<'a> Room<'a> {
+    /// Bytes of a room that `count` items of `T` take (whole blocks).
+    pub fn bytes_for<T>(count: usize) -> usize {
+        blocks_for::<T>(count) * size_of::<Block>()
+    }
+
+    /// The next `count` slots for items of `T`, or `None` when the room has
+    /// too little left.
+    pub fn take<T>(&mut self, count: usize) -> Option<&'a mut [MaybeUninit<T>]> {
+        const { assert!(align_of::<T>() <= align_of::<Block>()) };
+        let blocks = blocks_for::<T>(count);
+        if blocks > self.rest.len() {
+            return None;
         }
-        let (a, rest) = self.blocks.split_at_mut(first_blocks);
-        let (b, c) = rest.split_at_mut(second_blocks);
-        // SAFETY: each part starts 32-byte aligned (blocks are), which
-        // suits all three types, and holds at least as many bytes as the
-        // slots asked of it; uninitialised slots may hold any bytes.
-        unsafe {
-            (
-                std::slice::from_raw_parts_mut(a.as_mut_ptr().cast(), first),
-                std::slice::from_raw_parts_mut(b.as_mut_ptr().cast(), second),
-                std::slice::from_raw_parts_mut(c.as_mut_ptr().cast(), third),
-            )
+        let (run, rest) = std::mem::take(&mut self.rest).split_at_mut(blocks);
+        self.rest = rest;
+        // SAFETY: the run starts 32-byte aligned (blocks are), which suits
+        // `T`, and holds at least `count` items' bytes; uninitialised slots
+        // may hold any bytes.
+        Some(unsafe { std::slice::from_raw_parts_mut(run.as_mut_ptr().cast(), count) })
+    }
+
+    /// [`Room::take`], or when the room has too little left, slots of
+    /// `spare`, made large enough. `spare` is freed when the room suffices,
+    /// so that the memory is not held twice.
+    pub fn take_or<T>(&mut self, count: usize, spare: &'a mut Vec<T>) -> &'a mut [MaybeUninit<T>] {
+        match self.take(count) {
+            Some(slots) => {
+                *spare = Vec::new();
+                slots
+            }
+            None => {
+                refill(spare, count);
+                &mut spare.spare_capacity_mut()[..count]
+            }
         }
     }
 }
@@ -155,5 +207,30 @@ mod tests {
         let (big, none) = scratch.lend_two::<u32, u8>(1000, 0);
         assert_eq!((big.len(), none.len()), (1000, 0));
         assert!(scratch.blocks.len() * 32 >= 4000);
+    }
+
+    #[test]
+    fn a_room_lends_what_it_holds_then_falls_back_on_a_spare_buffer() {
+        let mut scratch = SharedScratch::default();
+        let (mut held, mut spare) = (Vec::<u64>::with_capacity(4), Vec::<u64>::new());
+        let mut room = scratch.room(Room::bytes_for::<u64>(10));
+        let first = room.take::<u16>(3).unwrap();
+        // Three `u16` take a whole block; the next run starts after it.
+        let second = room.take_or::<u64>(6, &mut held);
+        assert_eq!(second.as_ptr() as usize - first.as_ptr() as usize, 32);
+        assert!(
+            room.take::<u64>(3).is_none(),
+            "only two items' room is left"
+        );
+        let third = room.take_or::<u64>(3, &mut spare);
+        third[2].write(7);
+        assert_eq!(
+            held.capacity(),
+            0,
+            "the room sufficed, so the spare is freed"
+        );
+        assert!(spare.capacity() >= 3);
+        // SAFETY: the spare's third slot was written through `third`.
+        assert_eq!(unsafe { spare.spare_capacity_mut()[2].assume_init() }, 7);
     }
 }

@@ -6,7 +6,7 @@ use slotmap::{SlotMap, SparseSecondaryMap};
 
 use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
-use crate::buffer::SharedScratch;
+use crate::buffer::{Room, SharedScratch};
 use crate::ccd::Continuous;
 use crate::collider::{shape_list, Collider, StepCollider, NO_SHAPE};
 use crate::contacts::{ContactInputs, ContactSet, WarmStart};
@@ -414,12 +414,20 @@ impl World {
             return;
         }
         let margin = self.settings.speculative_distance;
-        // The shapes' views and needed boxes and last step's impulses live
-        // until the contacts are made; the solver then takes the same memory.
-        let shapes = self.colliders.len();
-        let (view_slots, needed_slots, warm_slots) = self
-            .scratch
-            .lend_three::<StepCollider, Aabb, WarmStart>(shapes, shapes, self.contacts.len());
+        // The shapes' views and needed boxes, last step's impulses and the
+        // broadphase's buffers live until the contacts are made; the solver
+        // then takes the same memory.
+        let (shapes, contacts) = (self.colliders.len(), self.contacts.len());
+        let mut room = self.scratch.room(
+            Room::bytes_for::<StepCollider>(shapes)
+                + Room::bytes_for::<Aabb>(shapes)
+                + Room::bytes_for::<WarmStart>(contacts)
+                + self.broadphase.room_hint(shapes),
+        );
+        let sized = "the room was sized for views, boxes and impulses";
+        let view_slots = room.take::<StepCollider>(shapes).expect(sized);
+        let needed_slots = room.take::<Aabb>(shapes).expect(sized);
+        let warm_slots = room.take::<WarmStart>(contacts).expect(sized);
         let (pairs, views) = self.broadphase.find_pairs(
             &self.bodies,
             &self.colliders,
@@ -429,6 +437,7 @@ impl World {
             threading,
             view_slots,
             needed_slots,
+            room,
         );
         self.stats.pairs = pairs.len();
         let broadphase = clock.lap();
