@@ -438,8 +438,13 @@ impl BroadPhase {
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
         if moved > 0 || fresh {
-            let sizes = room.take_or(colliders.len(), &mut spare.sizes);
-            index.classify(bodies, colliders, sizes, fresh);
+            let shapes = colliders.len();
+            index.classify(
+                bodies,
+                colliders,
+                room.take_or(shapes, &mut spare.sizes),
+                fresh,
+            );
             index.build_trees(fresh);
             let index = &self.index;
             let grid_spare = GridSpare {
@@ -453,37 +458,17 @@ impl BroadPhase {
             if fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32 {
                 let found = self.search.find_all(&finder, threading);
                 let count = found.iter().map(|c| c.pairs.len()).sum();
-                let shapes = colliders.len();
                 let sort = SortSlots {
                     starts: room.take_or(2 * (shapes + 1), &mut spare.starts),
                     by_b: room.take_or(count, &mut spare.by_b),
                 };
-                // Later steps merge into the kept pairs in place, and while a
-                // pile settles they come to outnumber this step's. Growing the
-                // list then would copy it whole, briefly holding it twice
-                // (the peak memory of a 100,000-body pile), so it is given
-                // room for twice as many now: room never written is never
-                // made resident.
-                if self.pairs.capacity() < count {
-                    refill(&mut self.pairs, 2 * count);
-                }
-                sort_pairs(found, shapes, sort, &mut self.pairs);
+                keep_found(found, shapes, sort, &mut self.pairs);
             } else {
                 self.search.find_moved(&finder, &mut self.pairs, threading);
             }
         }
-        // A loop of its own, rather than part of the pass that updates the
-        // pairs: the two together keep more values live than there are
-        // registers.
-        let (index, needed) = (&self.index, &*needed);
         let slots = room.take_or(self.pairs.len(), &mut spare.near);
-        let mut len = 0;
-        for &pair in self.pairs.iter().filter(|p| index.is_near(**p, needed)) {
-            slots[len].write(pair);
-            len += 1;
-        }
-        // SAFETY: the first `len` slots were written just above.
-        (unsafe { assume_written(&mut slots[..len]) }, views)
+        (self.index.pick_near(&self.pairs, needed, slots), views)
     }
 
     /// Whether `aabb` reaches the band of `shape` this step (see the module
@@ -594,6 +579,25 @@ impl Search {
 }
 
 impl Index {
+    /// Writes the pairs of `pairs` that may touch this step (see
+    /// [`Index::is_near`]) into the first of `slots` (one per pair), and
+    /// returns them.
+    ///
+    /// A loop of its own, rather than part of the pass that updates the
+    /// pairs: the two together keep more values live than there are
+    /// registers.
+    fn pick_near<'a>(
+        &self,
+        pairs: &[Pair],
+        needed: &[Aabb],
+        slots: &'a mut [MaybeUninit<Pair>],
+    ) -> &'a [Pair] {
+        let near = pairs.iter().filter(|p| self.is_near(**p, needed));
+        let len = write_all(slots, near.copied());
+        // SAFETY: `write_all` wrote the first `len` slots.
+        unsafe { assume_written(&mut slots[..len]) }
+    }
+
     /// Whether a kept pair may touch this step: its needed boxes overlap and
     /// `a`'s reaches `b`'s band if `b` has one. Only fixed shapes have bands,
     /// and they are always `b` (`a` is dynamic).
@@ -924,6 +928,21 @@ fn search(
 /// Chunk `k` of [`PAIR_CHUNK`] shapes of `shapes`.
 fn chunk_of(shapes: &[u32], k: usize) -> &[u32] {
     &shapes[k * PAIR_CHUNK..shapes.len().min((k + 1) * PAIR_CHUNK)]
+}
+
+/// Makes the pairs found by a full search, in `chunks`, the kept pairs
+/// `kept`, sorted (see [`sort_pairs`]).
+fn keep_found(chunks: &[ChunkBuffers], shapes: usize, slots: SortSlots, kept: &mut Vec<Pair>) {
+    // Later steps merge into the kept pairs in place, and while a pile
+    // settles they come to outnumber this step's. Growing the list then
+    // would copy it whole, briefly holding it twice (the peak memory of a
+    // 100,000-body pile), so it is given room for twice as many now: room
+    // never written is never made resident.
+    let count = slots.by_b.len();
+    if kept.capacity() < count {
+        refill(kept, 2 * count);
+    }
+    sort_pairs(chunks, shapes, slots, kept);
 }
 
 /// Gathers the chunks' pairs into `out`, sorted by `(a, b)`: a counting
