@@ -42,7 +42,10 @@ pub(crate) fn resize_to_overwrite<T: Clone>(v: &mut Vec<T>, len: usize, fill: T)
 /// a slot before reading it.
 #[derive(Debug, Default)]
 pub(crate) struct SharedScratch {
-    blocks: Vec<Block>,
+    /// Never written here: each use writes what it reads, so growing the
+    /// memory touches none of it, and room asked for but left unused never
+    /// becomes resident.
+    blocks: Vec<MaybeUninit<Block>>,
 }
 
 /// The unit of [`SharedScratch`]: 32 bytes, aligned for 256-bit lanes.
@@ -60,10 +63,13 @@ impl SharedScratch {
     /// to be taken in typed runs.
     pub fn room(&mut self, bytes: usize) -> Room<'_> {
         let blocks = bytes.div_ceil(size_of::<Block>());
-        // Never shortened, so that a larger use after a smaller one fills no
-        // blocks again.
+        // Never shortened, so that a larger use after a smaller one finds
+        // its room already there.
         if self.blocks.len() < blocks {
-            resize_to_overwrite(&mut self.blocks, blocks, Block([0; 32]));
+            refill(&mut self.blocks, blocks);
+            // SAFETY: `refill` made room for `blocks`, and uninitialised
+            // blocks are valid as such.
+            unsafe { self.blocks.set_len(blocks) };
         }
         Room {
             rest: &mut self.blocks,
@@ -108,7 +114,7 @@ impl SharedScratch {
 /// uninitialised slots, each run 32-byte aligned.
 #[derive(Debug)]
 pub(crate) struct Room<'a> {
-    rest: &'a mut [Block],
+    rest: &'a mut [MaybeUninit<Block>],
 }
 
 impl<'a> Room<'a> {
