@@ -1301,6 +1301,36 @@ mod tests {
     /// starts the pairs afresh: the new bodies find each other and the wall,
     /// and nothing of the old world is left in the index.
     #[test]
+    fn a_landing_pile_takes_its_buffers_from_the_steps_room() {
+        // After the first steps the room a step lends holds every buffer the
+        // broadphase needs, full searches and merges alike, so none of its
+        // own fallback buffers stays allocated.
+        let mut world = crate::scene::Scene::circle_pile(2000)
+            .build_world()
+            .unwrap();
+        let mut changed = 0;
+        for step in 0..150 {
+            let pairs = world.broadphase.pairs.len();
+            world.step();
+            if step < 20 {
+                continue;
+            }
+            changed += usize::from(world.broadphase.pairs.len() != pairs);
+            let spare = &world.broadphase.spare;
+            let held = [
+                spare.near.capacity(),
+                spare.by_b.capacity(),
+                spare.starts.capacity(),
+                spare.sizes.capacity(),
+                spare.cell_start.capacity(),
+                spare.grid_items.capacity(),
+            ];
+            assert_eq!(held, [0; 6], "step {step}");
+        }
+        assert!(changed > 0, "the pile never changed its pairs");
+    }
+
+    #[test]
     fn a_world_emptied_and_refilled_finds_its_new_pairs() {
         let mut world = scattered_world(&[(0.0, 0.0, 1.0, 0.0, 0), (0.4, 0.0, 0.0, 0.0, CAPSULE)]);
         world.step();
