@@ -14,8 +14,8 @@
 //! colour no two constraints share a dynamic body, so the batches of a
 //! colour can be solved by several threads at once, split any way, and the
 //! result is bit-identical for any number of threads. [`stages`] runs the
-//! substeps, on as many threads as the pool has, with one fork-join per
-//! step.
+//! preparing, the substeps and the storing, on as many threads as the pool
+//! has, with one fork-join per step.
 
 #[cfg(target_arch = "x86_64")]
 mod avx;
@@ -32,8 +32,8 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::{assume_written, resize_to_overwrite, SharedScratch};
-use crate::contacts::{Contact, ContactSet, PointImpulse};
+use crate::buffer::{resize_to_overwrite, SharedScratch};
+use crate::contacts::{Contact, ContactSet};
 use crate::graph::{Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
 use crate::threading::Threading;
@@ -175,7 +175,6 @@ impl Solver {
             stiff: Softness::new(2.0 * hertz, settings.contact_damping_ratio, h),
         };
         let (ones, twos) = scratch.lend_two(self.ones.batch_count(), self.twos.batch_count());
-        let mut batches = self.prepare(contacts, threading, ones, twos);
         let limits = MotionLimits {
             max_linear_speed: settings.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
@@ -196,10 +195,10 @@ impl Solver {
             relax: &relax,
             restitution: &Restitution { ctx },
         };
-        self.run_substeps(&passes, threading, &mut batches);
-        self.ones.store(batches.ones, contacts.as_mut_slice());
-        self.twos.store(batches.twos, contacts.as_mut_slice());
-        self.store_bodies(bodies, threading);
+        // Preparing the batches, the substeps and storing what they did run
+        // as one sequence of stages on the same threads.
+        let slots = BatchSlots { ones, twos };
+        self.run_stages(&passes, threading, slots, contacts.as_mut_slice(), bodies);
         Solved {
             colors: self.coloring.color_count(),
             start_poses: &self.start_poses,
@@ -294,49 +293,19 @@ impl Solver {
         self.ones.plan_batches();
         self.twos.plan_batches();
     }
+}
 
-    /// Prepares every constraint straight into its SIMD batch, in the slots
-    /// `ones` and `twos` (as many as the sets have batches).
-    fn prepare<'a>(
-        &self,
-        contacts: &ContactSet,
-        threading: Threading,
-        ones: &'a mut [MaybeUninit<WideConstraint<1>>],
-        twos: &'a mut [MaybeUninit<WideConstraint<2>>],
-    ) -> Batches<'a> {
-        let view = PrepareView {
-            contacts: contacts.as_slice(),
-            masses: &self.masses,
-            states: &self.states,
-        };
-        let null_body = (self.states.len() - 1) as u32;
-        let min_len = threading.min_len();
-        Batches {
-            ones: self.ones.prepare(ones, &view, null_body, self.isa, min_len),
-            twos: self.twos.prepare(twos, &view, null_body, self.isa, min_len),
-        }
+/// Writes a step's motion, `state`, back into its body.
+fn store_body(b: &mut Body, state: &BodyState) {
+    if b.kind == BodyKind::Static || b.is_sleeping() {
+        return;
     }
-
-    /// Writes the step's motion back into the bodies.
-    fn store_bodies(&self, bodies: &mut [Body], threading: Threading) {
-        bodies
-            .par_chunks_mut(BODY_CHUNK)
-            .zip(self.states.par_chunks(BODY_CHUNK))
-            .with_min_len(threading.min_len())
-            .for_each(|(bodies, states)| {
-                for (b, s) in bodies.iter_mut().zip(states) {
-                    if b.kind == BodyKind::Static || b.is_sleeping() {
-                        continue;
-                    }
-                    b.linear_velocity = s.v;
-                    b.angular_velocity = s.w;
-                    b.center += s.dp;
-                    b.angle += s.da;
-                    let q = s.dq.mul(b.transform.rotation);
-                    set_pose(b, q);
-                }
-            });
-    }
+    b.linear_velocity = state.v;
+    b.angular_velocity = state.w;
+    b.center += state.dp;
+    b.angle += state.da;
+    let q = state.dq.mul(b.transform.rotation);
+    set_pose(b, q);
 }
 
 /// A body's solver state at the start of the step: its velocities, if it
@@ -393,10 +362,11 @@ struct ConstraintSet<const N: usize> {
     color_batches: Vec<(u32, u32)>,
 }
 
-/// A step's prepared constraint batches, one- and two-point.
-struct Batches<'a> {
-    ones: &'a mut [WideConstraint<1>],
-    twos: &'a mut [WideConstraint<2>],
+/// Slots for a step's constraint batches, one- and two-point (one slot
+/// per batch), to be prepared in place.
+struct BatchSlots<'a> {
+    ones: &'a mut [MaybeUninit<WideConstraint<1>>],
+    twos: &'a mut [MaybeUninit<WideConstraint<2>>],
 }
 
 impl<const N: usize> ConstraintSet<N> {
@@ -432,51 +402,6 @@ impl<const N: usize> ConstraintSet<N> {
             self.color_batches
                 .push((first, self.batch_lanes.len() as u32));
             begin = end;
-        }
-    }
-
-    /// Prepares every constraint straight into its batch in `slots` (one
-    /// per batch; a colour's last batch padded with `null_body` lanes), in
-    /// parallel with at least `min_len` batches per task.
-    fn prepare<'a>(
-        &self,
-        slots: &'a mut [MaybeUninit<WideConstraint<N>>],
-        view: &PrepareView,
-        null_body: u32,
-        isa: Isa,
-        min_len: usize,
-    ) -> &'a mut [WideConstraint<N>] {
-        assert_eq!(slots.len(), self.batch_count(), "one slot per batch");
-        let sources = &self.sources;
-        slots
-            .par_iter_mut()
-            .zip(self.batch_lanes.par_iter())
-            .with_min_len(min_len)
-            .for_each(|(slot, &(start, end))| {
-                prepare_batch(view, &sources[start..end], null_body, isa, slot);
-            });
-        // SAFETY: the loop above wrote every slot (one per batch).
-        unsafe { assume_written(slots) }
-    }
-
-    /// Copies each constraint's impulses in `batches` back into its contact.
-    fn store(&self, batches: &[WideConstraint<N>], contacts: &mut [Contact]) {
-        let mut begin = 0;
-        for (&end, &(first, last)) in self.color_ends.iter().zip(&self.color_batches) {
-            let sources = &self.sources[begin..end as usize];
-            let batches = &batches[first as usize..last as usize];
-            for (lanes, batch) in sources.chunks(LANES).zip(batches) {
-                for k in 0..N {
-                    let (normal, tangent) = batch.impulses(k);
-                    for (lane, &contact) in lanes.iter().enumerate() {
-                        contacts[contact as usize].impulses[k] = PointImpulse {
-                            normal: normal[lane],
-                            tangent: tangent[lane],
-                        };
-                    }
-                }
-            }
-            begin = end as usize;
         }
     }
 }

@@ -1,8 +1,10 @@
-//! The substep loop on several threads with one fork-join per step.
+//! The solver's step on several threads with one fork-join per step.
 //!
-//! A step runs some 150 short stages one after the other (per substep:
-//! integrate velocities; warm start, solve and relax each graph colour;
-//! integrate positions; then restitution per colour). Run as one parallel
+//! A step runs some 150 short stages one after the other: prepare the
+//! constraint batches; per substep, integrate velocities, warm start, solve
+//! and relax each graph colour, and integrate positions; then restitution
+//! per colour; and last, copy the impulses back into the contacts and the
+//! motion into the bodies. Run as one parallel
 //! loop each, the helper thread would fall asleep between stages and have
 //! to be woken by a system call every time, which costs more than most
 //! stages. Instead the calling thread *leads*: it publishes the stages one
@@ -17,12 +19,18 @@
 //! same way whoever claims it, so the result is the same bits for any
 //! number of threads.
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
 use super::wide::{WideConstraint, WidePass};
-use super::{run_batches, Batches, ConstraintSet, Isa, Solver, StatesPtr};
+use super::{
+    prepare_batch, run_batches, store_body, BatchSlots, BodyMass, ConstraintSet, Isa, PrepareView,
+    Solver, StatesPtr,
+};
+use crate::body::Body;
+use crate::contacts::{Contact, PointImpulse};
 use crate::threading::Threading;
 
 /// Bodies per block of an integration stage.
@@ -60,9 +68,14 @@ enum Pass {
     Restitution,
 }
 
-/// What one stage does.
+/// What one stage does. Stages over batches take the one-point batches
+/// first (`ones` of them), then the two-point ones.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Work {
+    /// Prepare every batch from the contacts.
+    Prepare {
+        ones: usize,
+    },
     IntegrateVelocities,
     IntegratePositions,
     /// A pass over one colour's batches, one- and two-point together
@@ -72,6 +85,12 @@ enum Work {
         color: usize,
         ones: usize,
     },
+    /// Copy every batch's impulses into its contacts.
+    StoreImpulses {
+        ones: usize,
+    },
+    /// Copy the motion of the step into the bodies.
+    StoreBodies,
 }
 
 /// One stage: its work, over `items` bodies or batches, split into blocks
@@ -86,6 +105,8 @@ pub(crate) struct Stage {
 
 impl Stage {
     fn new(work: Work, items: usize, block_len: usize) -> Stage {
+        // A stage of no items has no blocks, whatever its block length.
+        let block_len = block_len.max(1);
         Stage {
             work,
             items,
@@ -150,15 +171,29 @@ impl StageSync {
 }
 
 impl Solver {
-    /// Runs the substeps and restitution, the calling thread leading and,
-    /// for a large step in a pool, the pool's other threads helping.
-    pub(super) fn run_substeps(
+    /// Prepares the batches into `slots`, runs the substeps and restitution
+    /// on them, and stores the impulses into `contacts` and the motion into
+    /// `bodies`: the calling thread leading and, for a large step in a pool,
+    /// the pool's other threads helping.
+    pub(super) fn run_stages(
         &mut self,
         passes: &StepPasses,
         threading: Threading,
-        batches: &mut Batches,
+        slots: BatchSlots,
+        contacts: &mut [Contact],
+        bodies: &mut [Body],
     ) {
-        let count = batches.ones.len() + batches.twos.len();
+        assert!(
+            slots.ones.len() == self.ones.batch_count()
+                && slots.twos.len() == self.twos.batch_count(),
+            "one slot per batch"
+        );
+        assert_eq!(
+            bodies.len() + 1,
+            self.states.len(),
+            "one state per body and the null body"
+        );
+        let count = slots.ones.len() + slots.twos.len();
         let threads = if threading == Threading::Calling || count < SMALL_STEP_BATCHES {
             1
         } else {
@@ -173,10 +208,15 @@ impl Solver {
             syncs: &self.stage_syncs,
             current: AtomicUsize::new(0),
             states: StatesPtr(self.states.as_mut_ptr()),
+            state_count: self.states.len(),
+            masses: &self.masses,
             motions: &self.motions,
             dynamic: &self.dynamic,
-            ones: SetPtr::of(&self.ones, batches.ones),
-            twos: SetPtr::of(&self.twos, batches.twos),
+            contacts: contacts.as_mut_ptr(),
+            contact_count: contacts.len(),
+            bodies: bodies.as_mut_ptr(),
+            ones: SetPtr::of(&self.ones, slots.ones),
+            twos: SetPtr::of(&self.twos, slots.twos),
             isa: self.isa,
             passes,
         };
@@ -199,6 +239,10 @@ impl Solver {
     fn plan_stages(&mut self, substeps: u32, threads: usize) {
         let split = |items: usize, block_len: usize| if threads > 1 { block_len } else { items };
         let bodies = self.states.len();
+        let (ones, batches) = (
+            self.ones.batch_count(),
+            self.ones.batch_count() + self.twos.batch_count(),
+        );
         let colors = self.ones.color_batches.len();
         let parallel_colors = self.coloring.color_count();
         let mut stages = std::mem::take(&mut self.stages);
@@ -220,6 +264,8 @@ impl Solver {
             }
         };
         let body_stage = |work| Stage::new(work, bodies, split(bodies, BODY_BLOCK));
+        let batch_stage = |work| Stage::new(work, batches, split(batches, BATCH_BLOCK));
+        stages.push(batch_stage(Work::Prepare { ones }));
         for _ in 0..substeps {
             stages.push(body_stage(Work::IntegrateVelocities));
             constraints(&mut stages, Pass::WarmStart);
@@ -228,6 +274,13 @@ impl Solver {
             constraints(&mut stages, Pass::Relax);
         }
         constraints(&mut stages, Pass::Restitution);
+        stages.push(batch_stage(Work::StoreImpulses { ones }));
+        // The null body, last, has no body to store into.
+        stages.push(Stage::new(
+            Work::StoreBodies,
+            bodies - 1,
+            split(bodies - 1, BODY_BLOCK),
+        ));
         self.stages = stages;
     }
 }
@@ -239,19 +292,35 @@ impl<const N: usize> ConstraintSet<N> {
     }
 }
 
-/// One constraint set's batches, reachable from every thread.
+/// One constraint set's batches, reachable from every thread, with what
+/// says which contacts they come from.
 struct SetPtr<'a, const N: usize> {
+    /// Uninitialised until the step's first stage prepares them.
     batches: *mut WideConstraint<N>,
     /// Per colour: its range of `batches`.
     color_batches: &'a [(u32, u32)],
+    /// Per batch: its range of `sources`, the contacts of its lanes.
+    batch_lanes: &'a [(usize, usize)],
+    sources: &'a [u32],
 }
 
 impl<'a, const N: usize> SetPtr<'a, N> {
-    fn of(set: &'a ConstraintSet<N>, batches: &'a mut [WideConstraint<N>]) -> SetPtr<'a, N> {
+    fn of(
+        set: &'a ConstraintSet<N>,
+        batches: &'a mut [MaybeUninit<WideConstraint<N>>],
+    ) -> SetPtr<'a, N> {
         SetPtr {
-            batches: batches.as_mut_ptr(),
+            batches: batches.as_mut_ptr().cast(),
             color_batches: &set.color_batches,
+            batch_lanes: &set.batch_lanes,
+            sources: &set.sources,
         }
+    }
+
+    /// The contacts of batch `k`'s lanes.
+    fn lanes(&self, k: usize) -> &[u32] {
+        let (start, end) = self.batch_lanes[k];
+        &self.sources[start..end]
     }
 
     /// Batches `begin..end` of colour `color`.
@@ -274,8 +343,15 @@ struct Executor<'a> {
     /// The stage being worked on, or [`FINISHED`].
     current: AtomicUsize,
     states: StatesPtr,
+    state_count: usize,
+    masses: &'a [BodyMass],
     motions: &'a [BodyMotion],
     dynamic: &'a [bool],
+    /// Read while batches are prepared, written when impulses are stored.
+    contacts: *mut Contact,
+    contact_count: usize,
+    /// Written when the motion is stored (one per state but the last).
+    bodies: *mut Body,
     ones: SetPtr<'a, 1>,
     twos: SetPtr<'a, 2>,
     isa: Isa,
@@ -284,7 +360,9 @@ struct Executor<'a> {
 
 // SAFETY: the raw pointers are dereferenced only inside `run_block`, and
 // the blocks of a stage are disjoint and handed out once each; a stage is
-// published only after every block of the previous one is done.
+// published only after every block of the previous one is done. Within a
+// stage the contacts are either only read (preparing) or each written by
+// one lane of one batch (storing).
 unsafe impl Sync for Executor<'_> {}
 
 impl Executor<'_> {
@@ -341,6 +419,16 @@ impl Executor<'_> {
         let p = self.passes;
         let (begin, end) = stage.range(block);
         match stage.work {
+            // SAFETY: blocks of a stage are disjoint (see above).
+            Work::Prepare { ones } => unsafe { self.prepare(ones, begin, end) },
+            Work::StoreImpulses { ones } => unsafe { self.store_impulses(ones, begin, end) },
+            Work::StoreBodies => {
+                for i in begin..end {
+                    // SAFETY: body blocks are disjoint, and nothing else
+                    // reads or writes bodies or states in this stage.
+                    unsafe { store_body(&mut *self.bodies.add(i), &*self.states.at(i as u32)) };
+                }
+            }
             Work::IntegrateVelocities => match self.isa {
                 Isa::Portable => self.bodies(begin, end, |s, m| integrate_velocity(s, m, p.h)),
                 // SAFETY: `Isa::Avx2` is only chosen when the processor has
@@ -375,6 +463,80 @@ impl Executor<'_> {
                     self.constraints(p.restitution, color, ones, begin, end);
                 }
             },
+        }
+    }
+
+    /// Prepares batches `begin..end` (the first `ones` of all batches being
+    /// one-point) into their slots.
+    ///
+    /// # Safety
+    /// As for [`Executor::run_block`]; no other stage may be running.
+    unsafe fn prepare(&self, ones: usize, begin: usize, end: usize) {
+        // SAFETY: nothing writes the contacts or the states in this stage.
+        let view = unsafe {
+            PrepareView {
+                contacts: std::slice::from_raw_parts(self.contacts, self.contact_count),
+                masses: self.masses,
+                states: std::slice::from_raw_parts(self.states.0, self.state_count),
+            }
+        };
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            self.prepare_set(&view, &self.ones, begin.min(ones), end.min(ones));
+            self.prepare_set(
+                &view,
+                &self.twos,
+                begin.max(ones) - ones,
+                end.max(ones) - ones,
+            );
+        }
+    }
+
+    /// [`Executor::prepare`] for batches `begin..end` of one set.
+    unsafe fn prepare_set<const N: usize>(
+        &self,
+        view: &PrepareView,
+        set: &SetPtr<N>,
+        begin: usize,
+        end: usize,
+    ) {
+        let null_body = (self.state_count - 1) as u32;
+        for k in begin..end {
+            // SAFETY: slot `k` is this block's alone, and only written here.
+            let slot = unsafe { &mut *set.batches.add(k).cast::<MaybeUninit<WideConstraint<N>>>() };
+            prepare_batch(view, set.lanes(k), null_body, self.isa, slot);
+        }
+    }
+
+    /// Copies the impulses of batches `begin..end` (the first `ones` of all
+    /// batches being one-point) into their contacts.
+    ///
+    /// # Safety
+    /// As for [`Executor::run_block`]; the batches must have been prepared.
+    unsafe fn store_impulses(&self, ones: usize, begin: usize, end: usize) {
+        // SAFETY: the caller's guarantees; each contact is one lane's.
+        unsafe {
+            self.store_set(&self.ones, begin.min(ones), end.min(ones));
+            self.store_set(&self.twos, begin.max(ones) - ones, end.max(ones) - ones);
+        }
+    }
+
+    /// [`Executor::store_impulses`] for batches `begin..end` of one set.
+    unsafe fn store_set<const N: usize>(&self, set: &SetPtr<N>, begin: usize, end: usize) {
+        for k in begin..end {
+            // SAFETY: prepared, and only read in this stage.
+            let batch = unsafe { &*set.batches.add(k) };
+            for point in 0..N {
+                let (normal, tangent) = batch.impulses(point);
+                for (lane, &contact) in set.lanes(k).iter().enumerate() {
+                    let impulse = PointImpulse {
+                        normal: normal[lane],
+                        tangent: tangent[lane],
+                    };
+                    // SAFETY: a contact belongs to one lane of one batch.
+                    unsafe { (*self.contacts.add(contact as usize)).impulses[point] = impulse };
+                }
+            }
         }
     }
 
