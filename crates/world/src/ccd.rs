@@ -46,6 +46,8 @@ const CCD_CHUNK: usize = 256;
 pub(crate) struct Continuous {
     fast: Vec<usize>,
     chunks: Vec<ChunkBuffers>,
+    /// Chunks used by the last `solve`.
+    used: usize,
 }
 
 /// Per chunk of fast bodies: a query scratch list and the impacts found,
@@ -66,10 +68,11 @@ impl Continuous {
         self.fast.clear();
         self.fast
             .extend((0..bodies.len()).filter(|&i| is_fast(&bodies[i], &start[i])));
-        if self.fast.is_empty() {
+        let chunks = self.fast.len().div_ceil(CCD_CHUNK);
+        self.used = chunks;
+        if chunks == 0 {
             return 0;
         }
-        let chunks = self.fast.len().div_ceil(CCD_CHUNK);
         self.chunks.resize_with(chunks, Default::default);
         let world = Obstacles {
             bodies,
@@ -97,6 +100,14 @@ impl Continuous {
             moved += impacts.len();
         }
         moved
+    }
+
+    /// The bodies the last [`Continuous::solve`] moved back.
+    pub fn rewound(&self) -> impl Iterator<Item = usize> + '_ {
+        let impacts = self.chunks[..self.used]
+            .iter()
+            .flat_map(|(_, impacts)| impacts);
+        impacts.map(|&(i, _)| i)
     }
 }
 

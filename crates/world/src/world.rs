@@ -1,7 +1,6 @@
 use carom_narrowphase::ContactManifold;
 use carom_shapes::{Aabb, Rot, Shape, Transform};
 use glam::Vec2;
-use rayon::prelude::*;
 use slotmap::{SlotMap, SparseSecondaryMap};
 
 use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
@@ -15,9 +14,6 @@ use crate::settings::WorldSettings;
 use crate::sleep::Islands;
 use crate::solver::Solver;
 use crate::threading::Threading;
-
-/// Shapes handed to one task when refreshing bounds.
-const AABB_CHUNK: usize = 1024;
 
 /// A 2D physics world: bodies, their shapes, and the fixed-step solver
 /// that moves them.
@@ -456,9 +452,11 @@ impl World {
             self.islands.wake_body(&mut self.bodies, b as usize);
         }
         let narrowphase = clock.lap();
+        // The solver also brings the moving shapes' boxes up to date.
         let solved = self.solver.step(
             &self.settings,
             &mut self.bodies,
+            &mut self.colliders,
             &mut self.contacts,
             threading,
             &mut self.scratch,
@@ -488,7 +486,13 @@ impl World {
             );
         }
         self.stats.sleeping_bodies = self.islands.sleeping_bodies();
-        self.refresh_moving_aabbs(threading);
+        // The solver updated the moving shapes' boxes; the bodies moved
+        // back since need theirs again.
+        if self.stats.ccd_hits > 0 {
+            for i in self.continuous.rewound() {
+                refresh_boxes(&self.bodies[i], &mut self.colliders);
+            }
+        }
         let finish = clock.lap();
         self.stats.timings = StepTimings {
             broadphase,
@@ -596,29 +600,8 @@ impl World {
     }
 
     /// Recomputes the world bounds of every shape of a body that can move.
-    fn refresh_moving_aabbs(&mut self, threading: Threading) {
-        let bodies = &self.bodies;
-        self.colliders
-            .par_chunks_mut(AABB_CHUNK)
-            .with_min_len(threading.min_len())
-            .for_each(|chunk| {
-                for collider in chunk {
-                    let body = &bodies[collider.body as usize];
-                    if body.kind != BodyKind::Static && !body.is_sleeping() {
-                        collider.aabb = collider.shape.aabb_at(&body.transform);
-                    }
-                }
-            });
-    }
-
     fn refresh_aabbs(&mut self, body_index: usize) {
-        let body = &self.bodies[body_index];
-        let mut next = body.first_shape;
-        while next != NO_SHAPE {
-            let collider = &mut self.colliders[next as usize];
-            collider.aabb = collider.shape.aabb_at(&body.transform);
-            next = collider.next_shape;
-        }
+        refresh_boxes(&self.bodies[body_index], &mut self.colliders);
     }
 
     /// Recomputes a body's mass properties from its shapes.
@@ -872,5 +855,15 @@ mod tests {
             return;
         }
         assert_eq!(pile_hash(Isa::Portable, 150), pile_hash(Isa::Avx2, 150));
+    }
+}
+
+/// Recomputes the world-space boxes of `body`'s shapes.
+fn refresh_boxes(body: &Body, colliders: &mut [Collider]) {
+    let mut next = body.first_shape;
+    while next != NO_SHAPE {
+        let collider = &mut colliders[next as usize];
+        collider.aabb = collider.shape.aabb_at(&body.transform);
+        next = collider.next_shape;
     }
 }

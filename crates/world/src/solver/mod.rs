@@ -33,6 +33,7 @@ use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
 use crate::buffer::{resize_to_overwrite, SharedScratch};
+use crate::collider::Collider;
 use crate::contacts::{Contact, ContactSet};
 use crate::graph::{Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
@@ -147,11 +148,14 @@ impl Solver {
         self.isa = isa;
     }
 
-    /// Advances every body by one step of `settings.dt`, resolving contacts.
+    /// Advances every body by one step of `settings.dt`, resolving contacts,
+    /// and recomputes the world-space boxes of the moving bodies' shapes.
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         settings: &WorldSettings,
         bodies: &mut [Body],
+        colliders: &mut [Collider],
         contacts: &mut ContactSet,
         threading: Threading,
         scratch: &mut SharedScratch,
@@ -198,7 +202,12 @@ impl Solver {
         // Preparing the batches, the substeps and storing what they did run
         // as one sequence of stages on the same threads.
         let slots = BatchSlots { ones, twos };
-        self.run_stages(&passes, threading, slots, contacts.as_mut_slice(), bodies);
+        let written = StepOutputs {
+            contacts: contacts.as_mut_slice(),
+            bodies,
+            colliders,
+        };
+        self.run_stages(&passes, threading, slots, written);
         Solved {
             colors: self.coloring.color_count(),
             start_poses: &self.start_poses,
@@ -295,10 +304,19 @@ impl Solver {
     }
 }
 
-/// Writes a step's motion, `state`, back into its body.
-fn store_body(b: &mut Body, state: &BodyState) {
+/// What a step writes besides the solver's own state: impulses into the
+/// contacts, motion into the bodies, and the moving shapes' boxes.
+struct StepOutputs<'a> {
+    contacts: &'a mut [Contact],
+    bodies: &'a mut [Body],
+    colliders: &'a mut [Collider],
+}
+
+/// Writes a step's motion, `state`, back into its body; returns whether
+/// the body moves (and so its shapes' boxes must follow).
+fn store_body(b: &mut Body, state: &BodyState) -> bool {
     if b.kind == BodyKind::Static || b.is_sleeping() {
-        return;
+        return false;
     }
     b.linear_velocity = state.v;
     b.angular_velocity = state.w;
@@ -306,6 +324,7 @@ fn store_body(b: &mut Body, state: &BodyState) {
     b.angle += state.da;
     let q = state.dq.mul(b.transform.rotation);
     set_pose(b, q);
+    true
 }
 
 /// A body's solver state at the start of the step: its velocities, if it

@@ -27,9 +27,10 @@ use super::integrate::{integrate_position, integrate_velocity, BodyMotion, Motio
 use super::wide::{WideConstraint, WidePass};
 use super::{
     prepare_batch, run_batches, store_body, BatchSlots, BodyMass, ConstraintSet, Isa, PrepareView,
-    Solver, StatesPtr,
+    Solver, StatesPtr, StepOutputs,
 };
 use crate::body::Body;
+use crate::collider::{Collider, NO_SHAPE};
 use crate::contacts::{Contact, PointImpulse};
 use crate::threading::Threading;
 
@@ -180,9 +181,13 @@ impl Solver {
         passes: &StepPasses,
         threading: Threading,
         slots: BatchSlots,
-        contacts: &mut [Contact],
-        bodies: &mut [Body],
+        written: StepOutputs,
     ) {
+        let StepOutputs {
+            contacts,
+            bodies,
+            colliders,
+        } = written;
         assert!(
             slots.ones.len() == self.ones.batch_count()
                 && slots.twos.len() == self.twos.batch_count(),
@@ -215,6 +220,7 @@ impl Solver {
             contacts: contacts.as_mut_ptr(),
             contact_count: contacts.len(),
             bodies: bodies.as_mut_ptr(),
+            colliders: colliders.as_mut_ptr(),
             ones: SetPtr::of(&self.ones, slots.ones),
             twos: SetPtr::of(&self.twos, slots.twos),
             isa: self.isa,
@@ -350,8 +356,10 @@ struct Executor<'a> {
     /// Read while batches are prepared, written when impulses are stored.
     contacts: *mut Contact,
     contact_count: usize,
-    /// Written when the motion is stored (one per state but the last).
+    /// Written when the motion is stored (one per state but the last),
+    /// and the boxes of their shapes then.
     bodies: *mut Body,
+    colliders: *mut Collider,
     ones: SetPtr<'a, 1>,
     twos: SetPtr<'a, 2>,
     isa: Isa,
@@ -424,9 +432,10 @@ impl Executor<'_> {
             Work::StoreImpulses { ones } => unsafe { self.store_impulses(ones, begin, end) },
             Work::StoreBodies => {
                 for i in begin..end {
-                    // SAFETY: body blocks are disjoint, and nothing else
-                    // reads or writes bodies or states in this stage.
-                    unsafe { store_body(&mut *self.bodies.add(i), &*self.states.at(i as u32)) };
+                    // SAFETY: body blocks are disjoint, a shape belongs to
+                    // one body, and nothing else reads or writes bodies,
+                    // states or shapes in this stage.
+                    unsafe { self.store_body(i) };
                 }
             }
             Work::IntegrateVelocities => match self.isa {
@@ -537,6 +546,28 @@ impl Executor<'_> {
                     unsafe { (*self.contacts.add(contact as usize)).impulses[point] = impulse };
                 }
             }
+        }
+    }
+
+    /// Stores the motion of body `i` and, if it moves, the boxes of its
+    /// shapes.
+    ///
+    /// # Safety
+    /// As for [`Executor::run_block`]: no other thread may touch body `i`
+    /// or its shapes.
+    unsafe fn store_body(&self, i: usize) {
+        // SAFETY: the caller's guarantees.
+        let body = unsafe { &mut *self.bodies.add(i) };
+        // SAFETY: as above; states are only read in this stage.
+        if !store_body(body, unsafe { &*self.states.at(i as u32) }) {
+            return;
+        }
+        let mut next = body.first_shape;
+        while next != NO_SHAPE {
+            // SAFETY: the shape is body `i`'s alone.
+            let collider = unsafe { &mut *self.colliders.add(next as usize) };
+            collider.aabb = collider.shape.aabb_at(&body.transform);
+            next = collider.next_shape;
         }
     }
 
