@@ -599,7 +599,7 @@ impl World {
         self.awake_body_mut(body).map(|_| ())
     }
 
-    /// Recomputes the world bounds of every shape of a body that can move.
+    /// Recomputes the world bounds of the shapes of body `body_index`.
     fn refresh_aabbs(&mut self, body_index: usize) {
         refresh_boxes(&self.bodies[body_index], &mut self.colliders);
     }
