@@ -13,6 +13,7 @@
 //! sleeping body's island to wake.
 
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use carom_narrowphase::{collide, collide_placed, ContactManifold, FeatureId};
 use rayon::prelude::*;
@@ -153,6 +154,9 @@ pub(crate) struct ContactSet {
     frozen: Vec<Contact>,
     /// Per chunk of pairs: what its new contacts came to.
     chunk_results: Vec<ChunkResult>,
+    /// Per chunk, shared among threads: whether its run may be moved (see
+    /// [`InOrderMoves`]).
+    chunk_ready: Vec<AtomicUsize>,
     /// Contact points in `contacts`, counted as they are made.
     points: usize,
     /// Sleeping bodies that a moving body touched this step.
@@ -218,8 +222,9 @@ impl ContactSet {
     /// The new contacts are written over the old ones, each chunk of pairs
     /// keeping only its contacts with points. On the calling thread each
     /// chunk writes right after the previous one's contacts; shared among
-    /// threads, each chunk writes into slots of its own and the chunks' runs
-    /// are then moved together. Either way the list comes out the same. One
+    /// threads, each chunk writes into slots of its own and its run is moved
+    /// down to follow the previous chunk's as soon as that one is in place
+    /// (see [`InOrderMoves`]). Either way the list comes out the same. One
     /// list is kept, and only a compact copy of last step's impulses beside
     /// it, in `warm` (one slot per contact of last step).
     pub fn update(
@@ -264,19 +269,20 @@ impl ContactSet {
             }
             len
         } else {
-            slots
-                .par_chunks_mut(MANIFOLD_CHUNK)
-                .zip(pairs.par_chunks(MANIFOLD_CHUNK))
+            self.chunk_ready.resize_with(chunks, AtomicUsize::default);
+            let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
+            pairs
+                .par_chunks(MANIFOLD_CHUNK)
                 .zip(results.par_iter_mut())
-                .for_each(|((slots, pairs), result)| fill.chunk(slots, pairs, result));
-            // Move each chunk's run of contacts down to follow the previous one.
-            let mut len = 0;
-            for (k, result) in results.iter().enumerate() {
-                let start = k * MANIFOLD_CHUNK;
-                slots.copy_within(start..start + result.kept, len);
-                len += result.kept;
-            }
-            len
+                .enumerate()
+                .for_each(|(k, (pairs, result))| {
+                    // SAFETY: chunk `k`'s slots are its own until it is
+                    // reported finished.
+                    let slots = unsafe { moves.chunk_slots(k, pairs.len()) };
+                    fill.chunk(slots, pairs, result);
+                    moves.finished(k, result.kept);
+                });
+            moves.len()
         };
         // SAFETY: the first `len` slots now hold the chunks' written runs,
         // and `Contact` is plain data.
@@ -288,6 +294,124 @@ impl ContactSet {
             self.to_wake.extend_from_slice(&result.wake);
             self.points += result.points;
         }
+    }
+}
+
+/// Moves each chunk's run of contacts down to follow the previous chunk's
+/// run as soon as both chunks are done, on whichever thread finishes one,
+/// so that the moves overlap the making of later chunks instead of
+/// following all of it on one thread.
+///
+/// Chunk `k` writes the slots from `k · MANIFOLD_CHUNK`, and its run goes
+/// where the runs before it end, which is no higher than its own first slot
+/// and no lower than the end of the runs already moved. The moves are made
+/// one at a time and in chunk order (one thread holds `moving`), so a move
+/// touches only slots of chunks already moved and of its own chunk, never
+/// those of a chunk still being made. The result is the same whoever moves
+/// what.
+struct InOrderMoves<'a> {
+    slots: *mut MaybeUninit<Contact>,
+    /// Per chunk: 0 while it is being made, then its run's length plus one.
+    ready: &'a [AtomicUsize],
+    /// Held by the thread making moves.
+    moving: AtomicBool,
+    /// The first chunk not yet moved, and where its run goes (changed only
+    /// by the thread holding `moving`).
+    next: AtomicUsize,
+    end: AtomicUsize,
+}
+
+// SAFETY: `slots` is written by each chunk's maker in its own range, and
+// by the mover only in the ranges the type's notes describe.
+unsafe impl Sync for InOrderMoves<'_> {}
+
+impl<'a> InOrderMoves<'a> {
+    fn new(slots: &'a mut [MaybeUninit<Contact>], ready: &'a mut [AtomicUsize]) -> Self {
+        for r in ready.iter_mut() {
+            *r.get_mut() = 0;
+        }
+        InOrderMoves {
+            slots: slots.as_mut_ptr(),
+            ready,
+            moving: AtomicBool::new(false),
+            next: AtomicUsize::new(0),
+            end: AtomicUsize::new(0),
+        }
+    }
+
+    /// The `len` slots of chunk `k`.
+    ///
+    /// # Safety
+    /// Only the maker of chunk `k` may hold them, and only until it calls
+    /// [`InOrderMoves::finished`].
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn chunk_slots(&self, k: usize, len: usize) -> &mut [MaybeUninit<Contact>] {
+        // SAFETY: the range is chunk `k`'s, within the buffer.
+        unsafe { std::slice::from_raw_parts_mut(self.slots.add(k * MANIFOLD_CHUNK), len) }
+    }
+
+    /// Reports chunk `k` made, with `kept` contacts at the front of its
+    /// slots, and moves every run that can now be moved.
+    fn finished(&self, k: usize, kept: usize) {
+        // Sequentially consistent here and in `advance`: a maker that finds
+        // `moving` taken must be sure the mover, on letting go, sees its
+        // chunk ready (or the maker after it does).
+        self.ready[k].store(kept + 1, Ordering::SeqCst);
+        self.advance();
+    }
+
+    /// Moves runs in chunk order while the next chunk is ready, unless
+    /// another thread is already moving them.
+    fn advance(&self) {
+        loop {
+            let taken =
+                self.moving
+                    .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst);
+            if taken.is_err() {
+                return;
+            }
+            let mut k = self.next.load(Ordering::Relaxed);
+            let mut end = self.end.load(Ordering::Relaxed);
+            while let Some(kept) = self
+                .ready
+                .get(k)
+                .and_then(|r| r.load(Ordering::SeqCst).checked_sub(1))
+            {
+                // SAFETY: source and destination lie in the buffer; the
+                // destination is below the source or is it, and covers only
+                // slots of chunks already moved or of chunk `k`, which is
+                // done (see the type's notes). `copy` allows the overlap.
+                unsafe {
+                    std::ptr::copy(
+                        self.slots.add(k * MANIFOLD_CHUNK),
+                        self.slots.add(end),
+                        kept,
+                    )
+                };
+                end += kept;
+                k += 1;
+            }
+            self.end.store(end, Ordering::Relaxed);
+            self.next.store(k, Ordering::Relaxed);
+            self.moving.store(false, Ordering::SeqCst);
+            // A chunk finished while this thread held `moving` could not
+            // move itself: look again.
+            let waiting = self
+                .ready
+                .get(k)
+                .is_some_and(|r| r.load(Ordering::SeqCst) != 0);
+            if !waiting {
+                return;
+            }
+        }
+    }
+
+    /// How many contacts the moved runs hold, once every chunk is made.
+    fn len(&self) -> usize {
+        // Every maker has returned, so this thread holds no race.
+        self.advance();
+        debug_assert_eq!(self.next.load(Ordering::Relaxed), self.ready.len());
+        self.end.load(Ordering::Relaxed)
     }
 }
 
@@ -482,14 +606,20 @@ mod tests {
     fn contacts_made_on_the_calling_thread_match_those_shared_out() {
         // Two copies of a landing pile, one making its contacts on the
         // calling thread (one chunk after another, written end to end), the
-        // other sharing the chunks out (each into its own slots, then moved
-        // together): same contacts, same impulses, step after step.
+        // other sharing the chunks out among four threads (each into its own
+        // slots, its run moved down as soon as the runs before it are in
+        // place, by whichever thread gets there): same contacts, same
+        // impulses, step after step.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
         let mut calling = Scene::circle_pile(3_000).build_world().unwrap();
         let mut shared = Scene::circle_pile(3_000).build_world().unwrap();
         let mut compared = 0;
         for step in 0..60 {
             calling.step_with(Threading::Calling);
-            shared.step_with(Threading::Pool);
+            pool.install(|| shared.step_with(Threading::Pool));
             let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
             assert_eq!(a.len(), b.len(), "step {step}");
             for (x, y) in a.iter().zip(b) {
