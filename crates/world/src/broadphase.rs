@@ -769,6 +769,36 @@ impl Index {
         room: &mut Room<'a>,
         spare: GridSpare<'a>,
     ) -> Grid<'a> {
+        let trees = [&self.static_tree, &self.kinematic_tree, &self.large_tree];
+        let (layout, count) = self.grid_layout().unwrap_or((GridLayout::EMPTY, 0));
+        let GridLayout {
+            origin,
+            cell,
+            columns,
+            rows,
+        } = layout;
+        let block_columns = blocks.build(origin, cell, columns, rows, &trees);
+        let mut grid = Grid {
+            origin,
+            cell,
+            inv_cell: 1.0 / cell,
+            columns,
+            rows,
+            cell_start: &[],
+            items: &[],
+            block_columns,
+            blocks,
+        };
+        if count > 0 {
+            (grid.cell_start, grid.items) = self.sort_into_cells(&grid, count, room, spare);
+        }
+        grid
+    }
+
+    /// Where the grid over the grid shapes' enlarged boxes lies and how
+    /// large its cells are, and how many grid shapes there are (`None`
+    /// without any).
+    fn grid_layout(&self) -> Option<(GridLayout, usize)> {
         let mut lo = Vec2::splat(f32::INFINITY);
         let mut hi = Vec2::splat(f32::NEG_INFINITY);
         let mut largest: f32 = 0.0;
@@ -781,20 +811,8 @@ impl Index {
                 count += 1;
             }
         }
-        let trees = [&self.static_tree, &self.kinematic_tree, &self.large_tree];
         if count == 0 {
-            blocks.build(Vec2::ZERO, 1.0, 0, 0, &trees);
-            return Grid {
-                origin: Vec2::ZERO,
-                cell: 1.0,
-                inv_cell: 1.0,
-                columns: 0,
-                rows: 0,
-                cell_start: &[],
-                items: &[],
-                block_columns: 0,
-                blocks,
-            };
+            return None;
         }
         // A cell no smaller than the largest box makes any box lie within
         // its cell grown by half a cell; growing it so that cells ≤ 4·count
@@ -812,21 +830,26 @@ impl Index {
         // can each be off by 3εk: a cell wider than the largest box by a
         // fraction 8ε·k covers that (under 7 % with at most 2¹⁶ cells).
         let cell = cell * (1.0 + 8.0 * f32::EPSILON * (across / cell + 1.0));
-        let columns = ((extent.x / cell) as i32 + 1).max(1);
-        let rows = ((extent.y / cell) as i32 + 1).max(1);
-        let block_columns = blocks.build(lo, cell, columns, rows, &trees);
-        let mut grid = Grid {
+        let layout = GridLayout {
             origin: lo,
             cell,
-            inv_cell: 1.0 / cell,
-            columns,
-            rows,
-            cell_start: &[],
-            items: &[],
-            block_columns,
-            blocks,
+            columns: ((extent.x / cell) as i32 + 1).max(1),
+            rows: ((extent.y / cell) as i32 + 1).max(1),
         };
-        let cells = (columns * rows) as usize;
+        Some((layout, count))
+    }
+
+    /// The cell starts and items of `grid`, whose `count` grid shapes are
+    /// sorted into its cells by a counting sort, in slots of `room` (or of
+    /// `spare`).
+    fn sort_into_cells<'a>(
+        &self,
+        grid: &Grid,
+        count: usize,
+        room: &mut Room<'a>,
+        spare: GridSpare<'a>,
+    ) -> (&'a [u32], &'a [GridItem]) {
+        let cells = (grid.columns * grid.rows) as usize;
         // Counts go two places up, so that after the prefix sum entry
         // `c + 1` is where cell `c` begins, the cursor that placing the
         // items advances to where cell `c + 1` begins: the first `cells + 1`
@@ -839,7 +862,7 @@ impl Index {
         let starts = unsafe { assume_written(starts) };
         let cell_of = |b: &Aabb| {
             let (cx, cy) = grid.cell_coords(b.center());
-            (cy * columns + cx) as usize
+            (cy * grid.columns + cx) as usize
         };
         for (slot, b) in self.slots.iter().zip(&self.enlarged) {
             if *slot == Slot::Grid {
@@ -863,10 +886,28 @@ impl Index {
         }
         // SAFETY: the counts gave each of the `count` grid shapes a slot of
         // its own, so every slot was written.
-        grid.items = unsafe { assume_written(items) };
-        grid.cell_start = &starts[..cells + 1];
-        grid
+        let items = unsafe { assume_written(items) };
+        (&starts[..cells + 1], items)
     }
+}
+
+/// Where a grid lies, with its cell size and cells along each axis.
+#[derive(Debug, Clone, Copy)]
+struct GridLayout {
+    origin: Vec2,
+    cell: f32,
+    columns: i32,
+    rows: i32,
+}
+
+impl GridLayout {
+    /// The grid of no cells, for no grid shapes.
+    const EMPTY: GridLayout = GridLayout {
+        origin: Vec2::ZERO,
+        cell: 1.0,
+        columns: 0,
+        rows: 0,
+    };
 }
 
 /// Writes `items` into the first slots of `slots` and returns how many
