@@ -46,8 +46,6 @@ const CCD_CHUNK: usize = 256;
 pub(crate) struct Continuous {
     fast: Vec<usize>,
     chunks: Vec<ChunkBuffers>,
-    /// Chunks used by the last `solve`.
-    used: usize,
 }
 
 /// Per chunk of fast bodies: a query scratch list and the impacts found,
@@ -68,11 +66,10 @@ impl Continuous {
         self.fast.clear();
         self.fast
             .extend((0..bodies.len()).filter(|&i| is_fast(&bodies[i], &start[i])));
-        let chunks = self.fast.len().div_ceil(CCD_CHUNK);
-        self.used = chunks;
-        if chunks == 0 {
+        if self.fast.is_empty() {
             return 0;
         }
+        let chunks = self.fast.len().div_ceil(CCD_CHUNK);
         self.chunks.resize_with(chunks, Default::default);
         let world = Obstacles {
             bodies,
@@ -104,9 +101,8 @@ impl Continuous {
 
     /// The bodies the last [`Continuous::solve`] moved back.
     pub fn rewound(&self) -> impl Iterator<Item = usize> + '_ {
-        let impacts = self.chunks[..self.used]
-            .iter()
-            .flat_map(|(_, impacts)| impacts);
+        let used = self.fast.len().div_ceil(CCD_CHUNK);
+        let impacts = self.chunks[..used].iter().flat_map(|(_, impacts)| impacts);
         impacts.map(|&(i, _)| i)
     }
 }
