@@ -282,7 +282,7 @@ impl ContactSet {
                     fill.chunk(slots, pairs, result);
                     moves.finished(k, result.kept);
                 });
-            moves.len()
+            moves.finish()
         };
         // SAFETY: the first `len` slots now hold the chunks' written runs,
         // and `Contact` is plain data.
@@ -406,8 +406,9 @@ impl<'a> InOrderMoves<'a> {
         }
     }
 
-    /// How many contacts the moved runs hold, once every chunk is made.
-    fn len(&self) -> usize {
+    /// Makes the moves still to make once every chunk is made, and returns
+    /// how many contacts the moved runs hold.
+    fn finish(self) -> usize {
         // Every maker has returned, so this thread holds no race.
         self.advance();
         debug_assert_eq!(self.next.load(Ordering::Relaxed), self.ready.len());
