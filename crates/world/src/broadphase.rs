@@ -500,8 +500,7 @@ impl Search {
     /// A task sweeps the cells whose items begin in one run of
     /// [`PAIR_CHUNK`] items (so each task's share of pairs, and its buffer,
     /// stays about the same from step to step), or queries for a run of
-    /// large shapes.
-    /// Returns the buffers holding the pairs found.
+    /// large shapes. Returns the buffers holding the pairs found.
     fn find_all(&mut self, finder: &PairFinder, threading: Threading) -> &[ChunkBuffers] {
         self.queriers.clear();
         for (i, slot) in finder.index.slots.iter().enumerate() {

@@ -811,6 +811,16 @@ pub struct ContactView {
     pub normal_impulses: [f32; 2],
 }
 
+/// Recomputes the world-space boxes of `body`'s shapes.
+fn refresh_boxes(body: &Body, colliders: &mut [Collider]) {
+    let mut next = body.first_shape;
+    while next != NO_SHAPE {
+        let collider = &mut colliders[next as usize];
+        collider.aabb = collider.shape.aabb_at(&body.transform);
+        next = collider.next_shape;
+    }
+}
+
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use crate::scene::Scene;
@@ -855,15 +865,5 @@ mod tests {
             return;
         }
         assert_eq!(pile_hash(Isa::Portable, 150), pile_hash(Isa::Avx2, 150));
-    }
-}
-
-/// Recomputes the world-space boxes of `body`'s shapes.
-fn refresh_boxes(body: &Body, colliders: &mut [Collider]) {
-    let mut next = body.first_shape;
-    while next != NO_SHAPE {
-        let collider = &mut colliders[next as usize];
-        collider.aabb = collider.shape.aabb_at(&body.transform);
-        next = collider.next_shape;
     }
 }
