@@ -584,16 +584,24 @@ impl Index {
     ///
     /// A loop of its own, rather than part of the pass that updates the
     /// pairs: the two together keep more values live than there are
-    /// registers.
+    /// registers. Every pair is written and only a near one advances the
+    /// count: in a pile about a third of the kept pairs are not near, in no
+    /// pattern, so a branch on it would often be mispredicted (this halves
+    /// the loop's time in a settled pile of capsules).
     fn pick_near<'a>(
         &self,
         pairs: &[Pair],
         needed: &[Aabb],
         slots: &'a mut [MaybeUninit<Pair>],
     ) -> &'a [Pair] {
-        let near = pairs.iter().filter(|p| self.is_near(**p, needed));
-        let len = write_all(slots, near.copied());
-        // SAFETY: `write_all` wrote the first `len` slots.
+        let slots = &mut slots[..pairs.len()];
+        let mut len = 0;
+        for &pair in pairs {
+            // `len` trails the pairs read, so it is within `slots`.
+            slots[len].write(pair);
+            len += usize::from(self.is_near(pair, needed));
+        }
+        // SAFETY: the first `len` slots were written.
         unsafe { assume_written(&mut slots[..len]) }
     }
 
@@ -604,8 +612,10 @@ impl Index {
     #[inline]
     fn is_near(&self, pair: Pair, needed: &[Aabb]) -> bool {
         let (a, b) = (pair.a as usize, pair.b as usize);
+        // `&`, not `&&`: both tests are cheap and a branch between them
+        // would be as unpredictable as the answer.
         needed[a].overlaps(&needed[b])
-            && self
+            & self
                 .band_of(pair.b)
                 .map_or(true, |band| band.reaches(&needed[a]))
     }
