@@ -6,12 +6,13 @@
 
 use std::f32::consts::{FRAC_PI_2, PI};
 use std::hint::black_box;
+use std::mem::MaybeUninit;
 use std::time::Duration;
 
 use carom_narrowphase::shapes::{Circle, Sector, Segment, Shape, Stadium, Transform, Vec2};
 use carom_narrowphase::{
     collide, collide_circle_circle, collide_placed, collide_sector_circle, collide_segment_circle,
-    collide_stadium_stadium, PlacedShape,
+    collide_stadium_stadium, ContactManifold, ManifoldBatch, PlacedShape,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -110,6 +111,45 @@ fn placed(c: &mut Criterion) {
     group.finish();
 }
 
+/// A row of 64 capsule pairs, some flat on each other and some crossed at
+/// an angle (so both the one- and two-point cases, in no pattern), one
+/// pair at a time against four at a time with [`ManifoldBatch`].
+fn placed_many(c: &mut Criterion) {
+    let capsule: Shape = Stadium::new(Vec2::new(-0.25, 0.0), Vec2::new(0.25, 0.0), 0.15)
+        .unwrap()
+        .into();
+    let place = |xf: Transform| PlacedShape::new(&capsule, &xf).unwrap();
+    let pairs: Vec<(PlacedShape, PlacedShape)> = (0..64)
+        .map(|k| {
+            let x = k as f32;
+            let turn = if (k * 7) % 5 < 2 { 0.6 } else { 0.02 };
+            let b = Transform::new(Vec2::new(x + 0.1 * (k % 3) as f32, 0.29), turn);
+            (place(Transform::new(Vec2::new(x, 0.0), 0.0)), place(b))
+        })
+        .collect();
+    let mut out = vec![MaybeUninit::<ContactManifold>::uninit(); pairs.len()];
+    let mut group = c.benchmark_group("placed_64_capsule_pairs");
+    group.bench_function("one_at_a_time", |bench| {
+        bench.iter(|| {
+            for (slot, (a, b)) in black_box(&pairs).iter().enumerate() {
+                out[slot].write(collide_placed(a, b, MARGIN));
+            }
+            black_box(&out);
+        })
+    });
+    group.bench_function("batched", |bench| {
+        let mut batch = ManifoldBatch::new();
+        bench.iter(|| {
+            for (slot, (a, b)) in black_box(&pairs).iter().enumerate() {
+                batch.collide(a, b, MARGIN, slot, &mut out);
+            }
+            batch.flush(&mut out);
+            black_box(&out);
+        })
+    });
+    group.finish();
+}
+
 fn sector_circle(c: &mut Criterion) {
     let convex = Sector::new(Vec2::ZERO, 1.0, 0.0, FRAC_PI_2).unwrap();
     let wide = Sector::new(Vec2::ZERO, 1.0, 0.25 * PI, 1.5 * PI).unwrap();
@@ -181,6 +221,6 @@ criterion_group! {
         .measurement_time(Duration::from_secs(2))
         .warm_up_time(Duration::from_millis(500))
         .sample_size(30);
-    targets = circle_circle, segment_circle, stadium_stadium, placed, sector_circle, dispatch
+    targets = circle_circle, segment_circle, stadium_stadium, placed, placed_many, sector_circle, dispatch
 }
 criterion_main!(benches);

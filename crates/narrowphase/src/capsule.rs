@@ -29,6 +29,15 @@ pub(crate) struct PosedCapsule {
 }
 
 impl PosedCapsule {
+    /// The core from the origin to `(1, 0)`, of radius zero.
+    pub(crate) const UNIT: PosedCapsule = PosedCapsule {
+        a: Vec2::ZERO,
+        b: Vec2::X,
+        radius: 0.0,
+        axis: Vec2::X,
+        length: 1.0,
+    };
+
     /// The capsule around the core `a b`.
     pub(crate) fn new(a: Vec2, b: Vec2, radius: f32) -> PosedCapsule {
         let (axis, length) = unit_and_length(b - a).unwrap_or((Vec2::ZERO, 0.0));

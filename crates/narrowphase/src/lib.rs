@@ -96,6 +96,7 @@
 
 #![warn(missing_docs)]
 
+mod batch;
 mod capsule;
 mod circle;
 mod collide;
@@ -117,6 +118,7 @@ mod toi;
 mod tolerance;
 mod vector;
 
+pub use batch::ManifoldBatch;
 pub use carom_shapes as shapes;
 pub use circle::{collide_circle_circle, collide_segment_circle, collide_stadium_circle};
 pub use collide::collide;

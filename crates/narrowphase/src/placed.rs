@@ -61,6 +61,19 @@ impl PlacedShape {
     }
 }
 
+impl PlacedShape {
+    /// The rounded core of a segment or stadium, and whether it is a
+    /// stadium; `None` for a circle.
+    #[inline]
+    pub(crate) fn rounded_segment(&self) -> Option<(&PosedCapsule, bool)> {
+        match &self.0 {
+            Placed::Segment(core) => Some((core, false)),
+            Placed::Stadium(core) => Some((core, true)),
+            Placed::Circle { .. } => None,
+        }
+    }
+}
+
 /// The contact manifold between two placed shapes, with the conventions of
 /// [`collide`](crate::collide): normal from A to B, points separated by
 /// more than `margin` left out, and nothing between two segments.

@@ -19,8 +19,11 @@
 use std::f32::consts::{FRAC_PI_4, PI, TAU};
 
 use carom_narrowphase::shapes::{Circle, Sector, Segment, Shape, Stadium, Transform, Vec2};
+use std::mem::MaybeUninit;
+
 use carom_narrowphase::{
-    collide, shape_distance, time_of_impact, ContactManifold, Sweep, ToiState,
+    collide, collide_placed, shape_distance, time_of_impact, ContactManifold, ManifoldBatch,
+    PlacedShape, Sweep, ToiState,
 };
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -696,6 +699,66 @@ proptest! {
                 let t = toi.fraction * i as f32 / 100.0;
                 prop_assert!(at(t) >= floor, "separation {} at t = {t}, before {toi:?}", at(t));
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Batched manifolds
+// ---------------------------------------------------------------------------
+
+/// Every bit of a manifold, the points beyond `count` included.
+fn manifold_bits(m: &ContactManifold) -> Vec<u32> {
+    let mut bits = vec![m.normal.x.to_bits(), m.normal.y.to_bits(), m.count as u32];
+    for p in &m.points {
+        let (x, y, s) = (p.point.x, p.point.y, p.separation);
+        bits.extend([x.to_bits(), y.to_bits(), s.to_bits(), u32::from(p.id.0)]);
+    }
+    bits
+}
+
+/// A placed circle, segment or stadium: at random, on the lattice (cores
+/// crossing, touching at their ends, exactly parallel), or on the nudged
+/// lattice (nearly parallel, where two-point manifolds come from).
+fn placed_shape() -> impl Strategy<Value = PlacedShape> {
+    let any = (shape(), transform());
+    let lattice = (lattice_shape(), lattice_transform());
+    let nudged = (flat_shape(), nudged_lattice_transform());
+    prop_oneof![any, lattice, nudged].prop_map(|(shape, xf)| {
+        // Sectors are not placed: a stadium along the start edge instead.
+        let shape = match shape {
+            Shape::Sector(s) => {
+                let end = s.center() + s.radius() * dir(s.start());
+                Stadium::new(s.center(), end, 0.5 * s.radius())
+                    .unwrap()
+                    .into()
+            }
+            other => other,
+        };
+        PlacedShape::new(&shape, &xf).unwrap()
+    })
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Batched, each pair gets the same bits as alone, whatever the mix of
+    /// kinds, the margins, and where the groups of four break.
+    #[test]
+    fn a_batch_gives_each_pair_the_bits_it_gets_alone(
+        pairs in prop::collection::vec((placed_shape(), placed_shape(), 0.0f32..0.5), 1..12)
+    ) {
+        let mut out = vec![MaybeUninit::<ContactManifold>::uninit(); pairs.len()];
+        let mut batch = ManifoldBatch::new();
+        for (slot, (a, b, margin)) in pairs.iter().enumerate() {
+            batch.collide(a, b, *margin, slot, &mut out);
+        }
+        batch.flush(&mut out);
+        for ((a, b, margin), m) in pairs.iter().zip(&out) {
+            // SAFETY: `flush` has written every slot named above.
+            let batched = unsafe { m.assume_init() };
+            let alone = collide_placed(a, b, *margin);
+            prop_assert_eq!(manifold_bits(&batched), manifold_bits(&alone), "{:?} and {:?}", a, b);
         }
     }
 }
