@@ -44,6 +44,9 @@ pub struct World {
     /// Bumped whenever a static shape is added, removed or moved, so the
     /// broadphase knows to rebuild its static tree.
     pub(crate) static_version: u64,
+    /// Stadium shapes in the world. With none, no pair of rounded segments
+    /// can touch, and the narrowphase takes every pair as it comes.
+    pub(crate) stadiums: usize,
     stats: StepStats,
 }
 
@@ -136,6 +139,7 @@ impl World {
             islands: Islands::default(),
             continuous: Continuous::default(),
             static_version: 0,
+            stadiums: 0,
             stats: StepStats::default(),
         })
     }
@@ -190,6 +194,7 @@ impl World {
         let body_index = self.body_index(body)?;
         self.wake_after_change(body_index);
         let shape = shape.into();
+        self.stadiums += usize::from(matches!(shape, Shape::Stadium(_)));
         let collider_index = self.colliders.len() as u32;
         let handle = self.shape_slots.insert(collider_index);
         let aabb = shape.aabb_at(&self.bodies[body_index].transform);
@@ -224,7 +229,9 @@ impl World {
         self.names.remove(body);
         let mut removed_shapes = 0;
         for c in shape_list(&self.colliders, removed.first_shape) {
-            self.shape_slots.remove(self.colliders[c as usize].handle);
+            let collider = &self.colliders[c as usize];
+            self.shape_slots.remove(collider.handle);
+            self.stadiums -= usize::from(matches!(collider.shape, Shape::Stadium(_)));
             removed_shapes += 1;
         }
         let mut shape_map = vec![NO_SHAPE; self.colliders.len()];
@@ -439,6 +446,7 @@ impl World {
         let broadphase = clock.lap();
         let inputs = ContactInputs {
             views,
+            batch_rounded: self.stadiums > 0,
             bodies: &self.bodies,
             colliders: &self.colliders,
             margin,
