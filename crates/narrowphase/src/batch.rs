@@ -110,6 +110,7 @@ impl ManifoldBatch {
     ///
     /// # Panics
     /// When `slot` is not an index of `out`.
+    #[inline]
     pub fn collide(
         &mut self,
         a: &PlacedShape,
@@ -150,6 +151,7 @@ impl ManifoldBatch {
     }
 
     /// Computes the waiting group and empties it.
+    #[inline(never)]
     fn run(&mut self, out: &mut [MaybeUninit<ContactManifold>]) {
         collide_four(&self.waiting[..self.len], out);
         self.len = 0;

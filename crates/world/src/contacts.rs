@@ -619,13 +619,22 @@ impl ContactInputs<'_> {
 
     /// Drops points whose gap neither body could close this step at its
     /// current speed.
+    #[inline]
     fn keep_reachable_points(&self, manifold: &mut ContactManifold, a: u32, b: u32) {
-        let margin = self.margin;
         // Points within the margin are kept whatever the speeds (the common
         // case in a pile), so the bodies are only read for the others.
+        let margin = self.margin;
         if manifold.points().iter().all(|p| p.separation <= margin) {
             return;
         }
+        self.keep_points_within_reach(manifold, a, b);
+    }
+
+    /// [`ContactInputs::keep_reachable_points`] for a manifold with a
+    /// point beyond the margin.
+    #[inline(never)]
+    fn keep_points_within_reach(&self, manifold: &mut ContactManifold, a: u32, b: u32) {
+        let margin = self.margin;
         let (a, b) = (&self.bodies[a as usize], &self.bodies[b as usize]);
         let mut kept = 0;
         for k in 0..manifold.count {
