@@ -41,6 +41,10 @@
 //!   of 4×4 cells, each block queries the trees once, and a grid shape
 //!   tests the same box overlap against its block's list.
 //!
+//! When only a handful of shapes moved (at most [`FEW_MOVED`], as a
+//! settling pile does step after step), the grid and trees are not rebuilt:
+//! each moved shape tests every box, which costs less than building them.
+//!
 //! When many shapes moved (a quarter or more), every pair is found afresh:
 //! the grid is swept cell by cell, each pair of neighbouring cells once, and
 //! the pairs are put in order by two counting sorts. Otherwise the moved
@@ -110,6 +114,11 @@ const SLACK_FRACTION: f32 = 0.1;
 /// ...and at most this, metres: enough that resting and slowly moving
 /// shapes stay inside their boxes, small enough to add few pairs.
 const SLACK_MAX: f32 = 0.1;
+
+/// When at most this many shapes moved, their partners are found by
+/// testing every box rather than through a grid built for them: up to about
+/// this many, testing every box costs less than building the grid.
+const FEW_MOVED: usize = 16;
 
 /// When at least this fraction of the shapes moved, all pairs are found
 /// afresh instead of merging.
@@ -437,7 +446,19 @@ impl BroadPhase {
         let spare = &mut self.spare;
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
-        if moved > 0 || fresh {
+        if (1..=FEW_MOVED).contains(&moved) && !fresh {
+            // A handful moved: their partners are found by testing every
+            // box, with no grid. The kinematic tree, which continuous
+            // collision reads, must still follow its shapes.
+            let index = &mut self.index;
+            if index.kinematic_moved() {
+                index.rebuild_kinematic_tree();
+            }
+            let index = &self.index;
+            let partners = |m, out: &mut Vec<u32>| index.overlapping(m, out);
+            self.search
+                .find_moved(index, partners, &mut self.pairs, threading);
+        } else if moved > 0 || fresh {
             let shapes = colliders.len();
             index.classify(
                 bodies,
@@ -464,7 +485,9 @@ impl BroadPhase {
                 };
                 keep_found(found, shapes, sort, &mut self.pairs);
             } else {
-                self.search.find_moved(&finder, &mut self.pairs, threading);
+                let partners = |m, out: &mut Vec<u32>| finder.partners(m, out);
+                self.search
+                    .find_moved(index, partners, &mut self.pairs, threading);
             }
         }
         let slots = room.take_or(self.pairs.len(), &mut spare.near);
@@ -526,11 +549,17 @@ impl Search {
         &self.chunks[..chunks]
     }
 
-    /// Finds the moved shapes' new partners, then in one pass over the kept
-    /// pairs drops those of moved shapes that no longer overlap and merges
-    /// in the new ones (both lists are sorted).
-    fn find_moved(&mut self, finder: &PairFinder, pairs: &mut Vec<Pair>, threading: Threading) {
-        let index = finder.index;
+    /// Finds the moved shapes' new partners (`partners` appends those of
+    /// one shape), then in one pass over the kept pairs drops those of
+    /// moved shapes that no longer overlap and merges in the new ones (both
+    /// lists are sorted).
+    fn find_moved(
+        &mut self,
+        index: &Index,
+        partners: impl Fn(u32, &mut Vec<u32>) + Sync,
+        pairs: &mut Vec<Pair>,
+        threading: Threading,
+    ) {
         let moved = &index.moved;
         self.queriers.clear();
         for (i, slot) in index.slots.iter().enumerate() {
@@ -544,12 +573,12 @@ impl Search {
             for &m in chunk_of(queriers, task) {
                 let scratch = &mut buffers.scratch;
                 scratch.clear();
-                finder.partners(m, scratch);
+                partners(m, scratch);
                 for &s in scratch.iter() {
                     // A pair of two moved shapes is reported by the lower one.
-                    let reported_by_s = finder.index.moved[s as usize] && s < m;
+                    let reported_by_s = moved[s as usize] && s < m;
                     if !reported_by_s {
-                        if let Some(pair) = finder.pair_of(m, s) {
+                        if let Some(pair) = index.pair_of(m, s) {
                             buffers.pairs.push(pair);
                         }
                     }
@@ -618,6 +647,38 @@ impl Index {
             & self
                 .band_of(pair.b)
                 .map_or(true, |band| band.reaches(&needed[a]))
+    }
+
+    /// The pair of `m` and `s` in its reported order, if they may collide:
+    /// different bodies, at least one dynamic.
+    #[inline]
+    fn pair_of(&self, m: u32, s: u32) -> Option<Pair> {
+        if self.owners[m as usize] == self.owners[s as usize] {
+            return None;
+        }
+        let dynamic = |shape: u32| matches!(self.slots[shape as usize], Slot::Grid | Slot::Large);
+        match (dynamic(m), dynamic(s)) {
+            (true, true) => Some(Pair {
+                a: m.min(s),
+                b: m.max(s),
+            }),
+            (true, false) => Some(Pair { a: m, b: s }),
+            (false, true) => Some(Pair { a: s, b: m }),
+            (false, false) => None,
+        }
+    }
+
+    /// Appends every other shape whose enlarged box overlaps `a`'s,
+    /// testing every box: for a handful of moved shapes this costs less
+    /// than building the grid. Few boxes overlap, so the branch on it is
+    /// well predicted.
+    fn overlapping(&self, a: u32, out: &mut Vec<u32>) {
+        let query = &self.enlarged[a as usize];
+        for (s, aabb) in self.enlarged.iter().enumerate() {
+            if aabb.overlaps(query) && s != a as usize {
+                out.push(s as u32);
+            }
+        }
     }
 
     /// The band of `shape`, if it is a fixed wall.
@@ -765,8 +826,26 @@ impl Index {
         if fresh {
             self.static_tree.rebuild(in_slot(Slot::Static));
         }
-        self.kinematic_tree.rebuild(in_slot(Slot::Kinematic));
         self.large_tree.rebuild(in_slot(Slot::Large));
+        self.rebuild_kinematic_tree();
+    }
+
+    /// Rebuilds the kinematic tree from the kinematic shapes' enlarged
+    /// boxes.
+    fn rebuild_kinematic_tree(&mut self) {
+        let boxes = self.slots.iter().zip(&self.enlarged).enumerate();
+        let kinematic = boxes.filter(|(_, (s, _))| **s == Slot::Kinematic);
+        let items = kinematic.map(|(i, (_, b))| (i as u32, *b));
+        self.kinematic_tree.rebuild(items);
+    }
+
+    /// Whether a kinematic shape's needed box left its enlarged box this
+    /// step.
+    fn kinematic_moved(&self) -> bool {
+        let slots = self.slots.iter().zip(&self.moved);
+        slots
+            .filter(|(s, _)| **s == Slot::Kinematic)
+            .any(|(_, moved)| *moved)
     }
 
     /// Counting sort of grid shapes by the cell holding their box centre,
@@ -1147,7 +1226,7 @@ impl PairFinder<'_> {
             push_overlaps(item, above, out);
             for (b, aabb) in near {
                 if aabb.overlaps(&item.aabb) {
-                    out.extend(self.pair_of(item.shape, *b));
+                    out.extend(self.index.pair_of(item.shape, *b));
                 }
             }
         }
@@ -1169,28 +1248,8 @@ impl PairFinder<'_> {
                 scratch.push(b);
             }
         });
-        let pairs = scratch.iter().filter_map(|&b| self.pair_of(a, b));
+        let pairs = scratch.iter().filter_map(|&b| self.index.pair_of(a, b));
         buffers.pairs.extend(pairs);
-    }
-
-    /// The pair of `m` and `s` in its reported order, if they may collide:
-    /// different bodies, at least one dynamic.
-    #[inline]
-    fn pair_of(&self, m: u32, s: u32) -> Option<Pair> {
-        let index = self.index;
-        if index.owners[m as usize] == index.owners[s as usize] {
-            return None;
-        }
-        let dynamic = |shape: u32| matches!(index.slots[shape as usize], Slot::Grid | Slot::Large);
-        match (dynamic(m), dynamic(s)) {
-            (true, true) => Some(Pair {
-                a: m.min(s),
-                b: m.max(s),
-            }),
-            (true, false) => Some(Pair { a: m, b: s }),
-            (false, true) => Some(Pair { a: s, b: m }),
-            (false, false) => None,
-        }
     }
 }
 
@@ -1463,6 +1522,17 @@ mod tests {
         for step in 0..60 {
             assert_near_pairs_are_exact(&mut world, step);
             world.step();
+            // The bar alone moves out of its box, now and then, so its
+            // pairs come from testing every box rather than from the grid;
+            // the kinematic tree, which continuous collision asks, must
+            // still hold the bar's current box.
+            let index = &world.broadphase.index;
+            let bar_box = index.enlarged[0];
+            let mut held = Vec::new();
+            index
+                .kinematic_tree
+                .for_each_overlap(&bar_box, |shape, aabb| held.push((shape, *aabb)));
+            assert_eq!(held, vec![(0, bar_box)], "step {step}");
         }
     }
 
