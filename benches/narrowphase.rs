@@ -113,7 +113,7 @@ fn placed(c: &mut Criterion) {
 
 /// A row of 64 capsule pairs, some flat on each other and some crossed at
 /// an angle (so both the one- and two-point cases, in no pattern), one
-/// pair at a time against four at a time with [`ManifoldBatch`].
+/// pair at a time against eight at a time with [`ManifoldBatch`].
 fn placed_many(c: &mut Criterion) {
     let capsule: Shape = Stadium::new(Vec2::new(-0.25, 0.0), Vec2::new(0.25, 0.0), 0.15)
         .unwrap()

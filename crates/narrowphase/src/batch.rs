@@ -1,4 +1,4 @@
-//! Manifolds of many pairs at once, rounded segments four side by side.
+//! Manifolds of many pairs at once, rounded segments eight side by side.
 //!
 //! Colliding two rounded segments (see [`crate::stadium`]) is a chain of
 //! short dependent steps: the closest points of the cores, a square root and
@@ -6,8 +6,9 @@
 //! divisions of its own. One pair at a time, each step waits on the one
 //! before and the branches between the cases are a coin toss in a pile, so
 //! the processor sits mostly idle. [`ManifoldBatch`] gathers such pairs and
-//! works on four at once, one per SIMD lane: every case is computed in every
-//! lane and each lane keeps the answer its own case calls for.
+//! works on eight at once, one per SIMD lane (see [`crate::lanes`]): every
+//! case is computed in every lane and each lane keeps the answer its own
+//! case calls for.
 //!
 //! Each lane performs the same IEEE operations in the same order as the
 //! one-pair routine, so a pair gets the same bits either way (the `min` and
@@ -19,24 +20,24 @@
 use std::mem::MaybeUninit;
 
 use glam::Vec2;
-use wide::f32x4;
+use wide::f32x8;
 
 use crate::capsule::PosedCapsule;
 use crate::features::{END_A, END_B, SIDE};
+#[cfg(target_arch = "x86_64")]
+use crate::lanes::Avx8;
+use crate::lanes::{Lanes, LANES};
 use crate::placed::{collide_placed, PlacedShape};
 use crate::stadium::collide_capsules;
 use crate::tolerance::{FLAT_SIN, MIN_CLIP_LENGTH, REFERENCE_BIAS, TWO_POINT_TOLERANCE};
 use crate::{ContactManifold, FeatureId, ManifoldPoint};
 
-/// Pairs computed side by side.
-const LANES: usize = 4;
-
 /// Computes the manifolds of many pairs of placed shapes, the pairs of two
-/// rounded segments four at a time; each manifold has the same bits as
+/// rounded segments eight at a time; each manifold has the same bits as
 /// [`collide_placed`] gives.
 ///
 /// A pair's manifold is written at once or when a later call or
-/// [`ManifoldBatch::flush`] completes its group of four, so every slot
+/// [`ManifoldBatch::flush`] completes its group of eight, so every slot
 /// named in a call holds its manifold once `flush` returns.
 ///
 /// ```
@@ -62,9 +63,11 @@ const LANES: usize = 4;
 pub struct ManifoldBatch {
     waiting: [Waiting; LANES],
     len: usize,
+    /// Whether the processor has AVX2, for eight lanes in one register.
+    avx2: bool,
 }
 
-/// A pair of rounded segments waiting for its group of four.
+/// A pair of rounded segments waiting for its group of eight.
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     slot: usize,
@@ -101,11 +104,15 @@ impl ManifoldBatch {
         ManifoldBatch {
             waiting: [Waiting::IDLE; LANES],
             len: 0,
+            #[cfg(target_arch = "x86_64")]
+            avx2: std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            avx2: false,
         }
     }
 
     /// Computes `collide_placed(a, b, margin)` into `out[slot]`: now, or
-    /// once three more rounded-segment pairs arrive or at
+    /// once seven more rounded-segment pairs arrive or at
     /// [`ManifoldBatch::flush`].
     ///
     /// # Panics
@@ -153,30 +160,38 @@ impl ManifoldBatch {
     /// Computes the waiting group and empties it.
     #[inline(never)]
     fn run(&mut self, out: &mut [MaybeUninit<ContactManifold>]) {
-        collide_four(&self.waiting[..self.len], out);
+        let waiting = &self.waiting[..self.len];
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: the processor has AVX2.
+            unsafe { collide_group_avx2(waiting, out) };
+            self.len = 0;
+            return;
+        }
+        collide_group::<f32x8>(waiting, out);
         self.len = 0;
     }
 }
 
-/// Four 2D vectors, one per lane.
-#[derive(Debug, Clone, Copy)]
-struct V2 {
-    x: f32x4,
-    y: f32x4,
+/// Eight 2D vectors, one per lane.
+#[derive(Clone, Copy)]
+struct V2<L> {
+    x: L,
+    y: L,
 }
 
-impl V2 {
+impl<L: Lanes> V2<L> {
     #[inline(always)]
-    fn gather(lanes: &[Waiting; LANES], get: impl Fn(&Waiting) -> Vec2) -> V2 {
+    fn gather(lanes: &[Waiting; LANES], get: impl Fn(&Waiting) -> Vec2) -> V2<L> {
         let v = lanes.each_ref().map(get);
         V2 {
-            x: f32x4::new(v.map(|v| v.x)),
-            y: f32x4::new(v.map(|v| v.y)),
+            x: L::from_array(v.map(|v| v.x)),
+            y: L::from_array(v.map(|v| v.y)),
         }
     }
 
     #[inline(always)]
-    fn add(self, o: V2) -> V2 {
+    fn add(self, o: V2<L>) -> V2<L> {
         V2 {
             x: self.x + o.x,
             y: self.y + o.y,
@@ -184,7 +199,7 @@ impl V2 {
     }
 
     #[inline(always)]
-    fn sub(self, o: V2) -> V2 {
+    fn sub(self, o: V2<L>) -> V2<L> {
         V2 {
             x: self.x - o.x,
             y: self.y - o.y,
@@ -192,7 +207,7 @@ impl V2 {
     }
 
     #[inline(always)]
-    fn neg(self) -> V2 {
+    fn neg(self) -> V2<L> {
         V2 {
             x: -self.x,
             y: -self.y,
@@ -201,7 +216,7 @@ impl V2 {
 
     /// `k · self`.
     #[inline(always)]
-    fn scale(self, k: f32x4) -> V2 {
+    fn scale(self, k: L) -> V2<L> {
         V2 {
             x: k * self.x,
             y: k * self.y,
@@ -209,99 +224,95 @@ impl V2 {
     }
 
     #[inline(always)]
-    fn dot(self, o: V2) -> f32x4 {
+    fn dot(self, o: V2<L>) -> L {
         self.x * o.x + self.y * o.y
     }
 
     #[inline(always)]
-    fn perp_dot(self, o: V2) -> f32x4 {
+    fn perp_dot(self, o: V2<L>) -> L {
         self.x * o.y - self.y * o.x
     }
 
     /// The vector turned a quarter left, `(−y, x)`.
     #[inline(always)]
-    fn perp(self) -> V2 {
+    fn perp(self) -> V2<L> {
         V2 {
             x: -self.y,
             y: self.x,
         }
     }
 
-    /// Per lane: `if mask { yes } else { no }`.
     #[inline(always)]
-    fn select(mask: f32x4, yes: V2, no: V2) -> V2 {
+    fn length_sq(self) -> L {
+        self.dot(self)
+    }
+
+    /// Per lane of `mask`: `if mask { yes } else { no }`.
+    #[inline(always)]
+    fn select(mask: L, yes: V2<L>, no: V2<L>) -> V2<L> {
         V2 {
-            x: pick(mask, yes.x, no.x),
-            y: pick(mask, yes.y, no.y),
+            x: mask.select(yes.x, no.x),
+            y: mask.select(yes.y, no.y),
         }
     }
 
+    /// All lanes, as vectors.
     #[inline(always)]
-    fn lane(self, k: usize) -> Vec2 {
-        Vec2::new(self.x.as_array()[k], self.y.as_array()[k])
+    fn to_array(self) -> [Vec2; LANES] {
+        let (x, y) = (self.x.to_array(), self.y.to_array());
+        std::array::from_fn(|k| Vec2::new(x[k], y[k]))
     }
-}
-
-/// Per lane: `if mask { yes } else { no }` (a mask lane is all ones or all
-/// zeros).
-#[inline(always)]
-fn pick(mask: f32x4, yes: f32x4, no: f32x4) -> f32x4 {
-    mask.select(yes, no)
 }
 
 /// A feature number as a lane value.
 #[inline(always)]
-fn feature(f: u8) -> f32x4 {
-    f32x4::splat(f32::from(f))
+fn feature<L: Lanes>(f: u8) -> L {
+    L::splat(f32::from(f))
 }
 
 /// A rounded segment's core, one per lane.
 #[derive(Clone, Copy)]
-struct Core {
-    a: V2,
-    b: V2,
-    axis: V2,
-    length: f32x4,
+struct Core<L> {
+    a: V2<L>,
+    b: V2<L>,
+    axis: V2<L>,
+    length: L,
 }
 
-impl Core {
+impl<L: Lanes> Core<L> {
     /// The point of the core nearest `p` and its feature number, as
     /// `foot_on_core` of the one-pair routine finds them.
     #[inline(always)]
-    fn foot(&self, p: V2) -> (V2, f32x4) {
+    fn foot(&self, p: V2<L>) -> (V2<L>, L) {
         let along = p.sub(self.a).dot(self.axis);
-        let before = along.simd_le(f32x4::ZERO);
-        let beyond = along.simd_ge(self.length);
+        let before = along.le(L::splat(0.0));
+        let beyond = along.ge(self.length);
         let inside = self.a.add(self.axis.scale(along));
         let point = V2::select(before, self.a, V2::select(beyond, self.b, inside));
-        let id = pick(
-            before,
-            feature(END_A),
-            pick(beyond, feature(END_B), feature(SIDE)),
-        );
+        let id = before.select(feature(END_A), beyond.select(feature(END_B), feature(SIDE)));
         (point, id)
     }
 }
 
 /// The closest points of two cores so far, with their feature numbers.
-struct Closest {
-    on_a: V2,
-    on_b: V2,
-    id_a: f32x4,
-    id_b: f32x4,
-    distance_sq: f32x4,
+struct Closest<L> {
+    on_a: V2<L>,
+    on_b: V2<L>,
+    id_a: L,
+    id_b: L,
+    distance_sq: L,
 }
 
-impl Closest {
+impl<L: Lanes> Closest<L> {
     /// Takes the candidate in the lanes where it is strictly nearer.
     #[inline(always)]
-    fn keep_nearer(&mut self, on_a: V2, on_b: V2, id_a: f32x4, id_b: f32x4, distance_sq: f32x4) {
-        let nearer = distance_sq.simd_lt(self.distance_sq);
+    fn keep_nearer(&mut self, on_a: V2<L>, on_b: V2<L>, id_a: L, id_b: L, distance_sq: L) {
+        let nearer = distance_sq.lt(self.distance_sq);
         self.on_a = V2::select(nearer, on_a, self.on_a);
         self.on_b = V2::select(nearer, on_b, self.on_b);
-        self.id_a = pick(nearer, id_a, self.id_a);
-        self.id_b = pick(nearer, id_b, self.id_b);
-        self.distance_sq = pick(nearer, distance_sq, self.distance_sq);
+        self.id_a = nearer.select(id_a, self.id_a);
+        self.id_b = nearer.select(id_b, self.id_b);
+        self.distance_sq = nearer.select(distance_sq, self.distance_sq);
     }
 }
 
@@ -309,29 +320,39 @@ impl Closest {
 /// `0..=length` along a reference face, given the ends' positions `s_from`
 /// and `s_to` along it: `from` itself, or the point where the segment
 /// crosses the slab's nearer boundary (`clip_to_slab` of the one-pair
-/// routine).
+/// routine). The fraction's numerator and denominator are picked before
+/// dividing, which gives the same quotient as dividing both ways and
+/// picking after, with one division instead of two.
 #[inline(always)]
-fn pull_in(from: V2, s_from: f32x4, to: V2, s_to: f32x4, length: f32x4) -> V2 {
-    let lerp = |t: f32x4| from.scale(f32x4::ONE - t).add(to.scale(t));
-    let below = lerp(-s_from / (s_to - s_from));
-    let above = lerp((s_from - length) / (s_from - s_to));
-    V2::select(
-        s_from.simd_lt(f32x4::ZERO),
-        below,
-        V2::select(s_from.simd_gt(length), above, from),
-    )
+fn pull_in<L: Lanes>(from: V2<L>, s_from: L, to: V2<L>, s_to: L, length: L) -> V2<L> {
+    let below = s_from.lt(L::splat(0.0));
+    let above = s_from.gt(length);
+    let t = below.select(-s_from, s_from - length) / below.select(s_to - s_from, s_from - s_to);
+    let moved = from.scale(L::splat(1.0) - t).add(to.scale(t));
+    V2::select(below.or(above), moved, from)
 }
 
-/// Writes the manifolds of `waiting` (at most four pairs of rounded
+/// [`collide_group`] on AVX registers.
+///
+/// # Safety
+/// The processor must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn collide_group_avx2(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
+    collide_group::<Avx8>(waiting, out);
+}
+
+/// Writes the manifolds of `waiting` (at most eight pairs of rounded
 /// segments) into their slots of `out`, each as `collide_capsules` gives
 /// it; the pairs of a rare case are computed by it.
-fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
+#[inline(always)]
+fn collide_group<L: Lanes>(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
     // Lanes beyond the waiting pairs compute the first pair again, unused.
     let pairs: &[Waiting; LANES] =
         &std::array::from_fn(|k| waiting.get(k).copied().unwrap_or(waiting[0]));
-    let zero = f32x4::ZERO;
-    let half = f32x4::splat(0.5);
-    let scalar = |get: fn(&Waiting) -> f32| f32x4::new(pairs.each_ref().map(get));
+    let zero = L::splat(0.0);
+    let half = L::splat(0.5);
+    let scalar = |get: fn(&Waiting) -> f32| L::from_array(pairs.each_ref().map(get));
     let (ra, rb, margin) = (
         scalar(|w| w.a.radius),
         scalar(|w| w.b.radius),
@@ -340,7 +361,7 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
     // Everything relative to A's first end, as the one-pair routine works.
     let origin = V2::gather(pairs, |w| w.a.a);
     let to_origin = origin.neg();
-    let core = |a: V2, b: V2, axis: V2, length: f32x4| Core {
+    let core = |a: V2<L>, b: V2<L>, axis: V2<L>, length: L| Core {
         a: a.add(to_origin),
         b: b.add(to_origin),
         axis,
@@ -362,11 +383,11 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
     // Cores that properly cross: each one's ends strictly on both sides of
     // the other's line.
     let (da, db) = (a.b.sub(a.a), b.b.sub(b.a));
-    let opposite = |x: f32x4, y: f32x4| {
-        (x.simd_gt(zero) & y.simd_lt(zero)) | (x.simd_lt(zero) & y.simd_gt(zero))
-    };
-    let crossing = opposite(da.perp_dot(b.a.sub(a.a)), da.perp_dot(b.b.sub(a.a)))
-        & opposite(db.perp_dot(a.a.sub(b.a)), db.perp_dot(a.b.sub(b.a)));
+    let opposite = |x: L, y: L| (x.gt(zero).and(y.lt(zero))).or(x.lt(zero).and(y.gt(zero)));
+    let crossing = opposite(da.perp_dot(b.a.sub(a.a)), da.perp_dot(b.b.sub(a.a))).and(opposite(
+        db.perp_dot(a.a.sub(b.a)),
+        db.perp_dot(a.b.sub(b.a)),
+    ));
 
     // Closest points: the best of the four end-to-core feet, the first on
     // ties.
@@ -376,19 +397,22 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
         on_b,
         id_a: feature(END_A),
         id_b,
-        distance_sq: length_sq(on_b.sub(a.a)),
+        distance_sq: on_b.sub(a.a).length_sq(),
     };
     let (on_b, id_b) = b.foot(a.b);
-    closest.keep_nearer(a.b, on_b, feature(END_B), id_b, length_sq(on_b.sub(a.b)));
+    let d = on_b.sub(a.b).length_sq();
+    closest.keep_nearer(a.b, on_b, feature(END_B), id_b, d);
     let (on_a, id_a) = a.foot(b.a);
-    closest.keep_nearer(on_a, b.a, id_a, feature(END_A), length_sq(b.a.sub(on_a)));
+    let d = b.a.sub(on_a).length_sq();
+    closest.keep_nearer(on_a, b.a, id_a, feature(END_A), d);
     let (on_a, id_a) = a.foot(b.b);
-    closest.keep_nearer(on_a, b.b, id_a, feature(END_B), length_sq(b.b.sub(on_a)));
+    let d = b.b.sub(on_a).length_sq();
+    closest.keep_nearer(on_a, b.b, id_a, feature(END_B), d);
 
     // One point, between the closest points.
     let gap = closest.on_b.sub(closest.on_a);
-    let gap_sq = length_sq(gap);
-    let plain = gap_sq.simd_ge(f32x4::splat(1e-30)) & gap_sq.simd_le(f32x4::splat(1e30));
+    let gap_sq = gap.length_sq();
+    let plain = gap_sq.ge(L::splat(1e-30)).and(gap_sq.le(L::splat(1e30)));
     let distance = gap_sq.sqrt();
     let normal = V2 {
         x: gap.x / distance,
@@ -399,63 +423,107 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
         .on_a
         .add(normal.scale(ra + half * separation))
         .add(origin);
-    let apart = separation.simd_gt(margin);
+    let apart = separation.gt(margin);
 
     // Two points, for nearly parallel cores: the reference face is the side
     // of A or of B facing the other core, whichever the other core's ends
     // clear best (with a bias towards A).
-    let flat = a
-        .axis
-        .perp_dot(b.axis)
-        .abs()
-        .simd_le(f32x4::splat(FLAT_SIN));
+    let flat = a.axis.perp_dot(b.axis).abs().le(L::splat(FLAT_SIN));
     let (side_a, clear_a) = facing_side(a.axis.perp(), a.a, &b);
     let (side_b, clear_b) = facing_side(b.axis.perp(), b.a, &a);
-    let on_a_face = (clear_a + f32x4::splat(REFERENCE_BIAS)).simd_ge(clear_b);
+    let on_a_face = (clear_a + L::splat(REFERENCE_BIAS)).ge(clear_b);
     let n = V2::select(on_a_face, side_a, side_b);
     let along = V2::select(on_a_face, a.axis, b.axis);
-    let length = pick(on_a_face, a.length, b.length);
-    let start = V2::select(on_a_face, a.a, b.a).add(n.scale(pick(on_a_face, ra, rb)));
+    let length = on_a_face.select(a.length, b.length);
+    let start = V2::select(on_a_face, a.a, b.a).add(n.scale(on_a_face.select(ra, rb)));
     let inward = n.neg();
-    let incident_radius = pick(on_a_face, rb, ra);
+    let incident_radius = on_a_face.select(rb, ra);
     let x0 = V2::select(on_a_face, b.a, a.a).add(inward.scale(incident_radius));
     let x1 = V2::select(on_a_face, b.b, a.b).add(inward.scale(incident_radius));
     let s0 = x0.sub(start).dot(along);
     let s1 = x1.sub(start).dot(along);
-    let overlap = s0.fast_max(s1).fast_min(length) - s0.fast_min(s1).fast_max(zero);
-    let clipped = overlap.simd_ge(f32x4::splat(MIN_CLIP_LENGTH));
+    let overlap = s0.max(s1).min(length) - s0.min(s1).max(zero);
+    let clipped = overlap.ge(L::splat(MIN_CLIP_LENGTH));
     let c0 = pull_in(x0, s0, x1, s1, length);
     let c1 = pull_in(x1, s1, x0, s0, length);
     let separation_0 = c0.sub(start).dot(n);
     let separation_1 = c1.sub(start).dot(n);
     let point_0 = c0.sub(n.scale(half * separation_0)).add(origin);
     let point_1 = c1.sub(n.scale(half * separation_1)).add(origin);
-    let deepest = pick(
-        separation_1.simd_lt(separation_0),
-        separation_1,
-        separation_0,
-    );
+    let deepest = separation_1
+        .lt(separation_0)
+        .select(separation_1, separation_0);
     let agrees = (deepest - separation)
         .abs()
-        .simd_le(f32x4::splat(TWO_POINT_TOLERANCE));
-    let two = flat & clipped & agrees;
+        .le(L::splat(TWO_POINT_TOLERANCE));
+    let two = flat.and(clipped).and(agrees);
 
     let all = (1 << LANES) - 1;
-    let not = |mask: f32x4| !mask.to_bitmask() & all;
+    let not = |mask: L| !mask.bits() & all;
     let masks = Masks {
-        rare: crossing.to_bitmask()
-            | not(plain)
-            | not(a.length.simd_gt(zero))
-            | not(b.length.simd_gt(zero)),
-        apart: apart.to_bitmask(),
-        two: two.to_bitmask(),
-        on_a_face: on_a_face.to_bitmask(),
-        keep_0: separation_0.simd_le(margin).to_bitmask(),
-        keep_1: separation_1.simd_le(margin).to_bitmask(),
+        rare: crossing.bits() | not(plain) | not(a.length.gt(zero)) | not(b.length.gt(zero)),
+        apart: apart.bits(),
+        two: two.bits(),
+        on_a_face: on_a_face.bits(),
+        keep_0: separation_0.le(margin).bits(),
+        keep_1: separation_1.le(margin).bits(),
     };
-    // Each manifold is written field by field into its slot: assembled
-    // first and copied, it would be read back while its narrower stores
-    // are still on their way, which stalls.
+    let one = OnePoint {
+        normal: normal.to_array(),
+        point: point.to_array(),
+        separation: separation.to_array(),
+        id_a: closest.id_a.to_array(),
+        id_b: closest.id_b.to_array(),
+    };
+    let two = TwoPoints {
+        normal: n.to_array(),
+        points: [point_0.to_array(), point_1.to_array()],
+        separations: [separation_0.to_array(), separation_1.to_array()],
+    };
+    write_manifolds(waiting, &masks, &one, &two, out);
+}
+
+/// Per lane, one bit each: the outcomes that shape a lane's manifold.
+struct Masks {
+    rare: u32,
+    apart: u32,
+    two: u32,
+    on_a_face: u32,
+    keep_0: u32,
+    keep_1: u32,
+}
+
+/// Per lane, the one-point contact.
+struct OnePoint {
+    normal: [Vec2; LANES],
+    point: [Vec2; LANES],
+    separation: [f32; LANES],
+    id_a: [f32; LANES],
+    id_b: [f32; LANES],
+}
+
+/// Per lane, the two-point contact: the reference face's outward normal
+/// and the two clipped points.
+struct TwoPoints {
+    normal: [Vec2; LANES],
+    points: [[Vec2; LANES]; 2],
+    separations: [[f32; LANES]; 2],
+}
+
+/// Writes each waiting pair's manifold into its slot of `out`, from what
+/// its lane came to.
+///
+/// Each manifold is written field by field into its slot: assembled first
+/// and copied, it would be read back while its narrower stores are still on
+/// their way, which stalls.
+#[inline(always)]
+fn write_manifolds(
+    waiting: &[Waiting],
+    masks: &Masks,
+    one: &OnePoint,
+    two: &TwoPoints,
+    out: &mut [MaybeUninit<ContactManifold>],
+) {
     for (k, w) in waiting.iter().enumerate() {
         let has = |bits: u32| bits & (1 << k) != 0;
         let m = out[w.slot].write(ContactManifold::EMPTY);
@@ -474,14 +542,11 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
             continue;
         }
         if !has(masks.two) {
-            let id = FeatureId::new(
-                closest.id_a.as_array()[k] as u8,
-                closest.id_b.as_array()[k] as u8,
-            );
-            m.normal = facing(normal.lane(k));
+            let id = FeatureId::new(one.id_a[k] as u8, one.id_b[k] as u8);
+            m.normal = facing(one.normal[k]);
             m.points[0] = ManifoldPoint {
-                point: point.lane(k),
-                separation: separation.as_array()[k],
+                point: one.point[k],
+                separation: one.separation[k],
                 id: turn(id),
             };
             m.count = 1;
@@ -495,16 +560,14 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
                 FeatureId::new(end, SIDE)
             }
         };
-        let first = ManifoldPoint {
-            point: point_0.lane(k),
-            separation: separation_0.as_array()[k],
-            id: id(END_A),
-        };
-        let second = ManifoldPoint {
-            point: point_1.lane(k),
-            separation: separation_1.as_array()[k],
-            id: id(END_B),
-        };
+        let [first, second] = [END_A, END_B].map(|end| {
+            let i = usize::from(end == END_B);
+            ManifoldPoint {
+                point: two.points[i][k],
+                separation: two.separations[i][k],
+                id: id(end),
+            }
+        });
         // Points beyond the margin are dropped, the first moving up.
         let (keep_0, keep_1) = (has(masks.keep_0), has(masks.keep_1));
         let (p0, p1) = if keep_0 {
@@ -513,7 +576,7 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
             (second, second)
         };
         let count = usize::from(keep_0) + usize::from(keep_1);
-        m.normal = facing(if on_a { n.lane(k) } else { -n.lane(k) });
+        m.normal = facing(if on_a { two.normal[k] } else { -two.normal[k] });
         m.points[0] = ManifoldPoint {
             id: if count > 0 { turn(p0.id) } else { p0.id },
             ..p0
@@ -526,30 +589,108 @@ fn collide_four(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
     }
 }
 
-/// Per lane, one bit each: the outcomes that shape a lane's manifold.
-struct Masks {
-    rare: u32,
-    apart: u32,
-    two: u32,
-    on_a_face: u32,
-    keep_0: u32,
-    keep_1: u32,
-}
-
-#[inline(always)]
-fn length_sq(v: V2) -> f32x4 {
-    v.dot(v)
-}
-
 /// Which side (`n` or `−n`) of the line through `origin` the core `other`
 /// lies on, and how far its lower end clears the line on that side; ties go
 /// to `n` (`facing_side` of the one-pair routine).
 #[inline(always)]
-fn facing_side(n: V2, origin: V2, other: &Core) -> (V2, f32x4) {
+fn facing_side<L: Lanes>(n: V2<L>, origin: V2<L>, other: &Core<L>) -> (V2<L>, L) {
     let h0 = other.a.sub(origin).dot(n);
     let h1 = other.b.sub(origin).dot(n);
-    let above = h0.fast_min(h1);
-    let below = (-h0).fast_min(-h1);
-    let upper = above.simd_ge(below);
-    (V2::select(upper, n, n.neg()), pick(upper, above, below))
+    let above = h0.min(h1);
+    let below = (-h0).min(-h1);
+    let upper = above.ge(below);
+    (V2::select(upper, n, n.neg()), upper.select(above, below))
+}
+
+#[cfg(test)]
+mod tests {
+    use carom_shapes::{Segment, Shape, Stadium, Transform};
+
+    use super::*;
+
+    /// Pairs of capsules and segments placed by a simple generator: crossed,
+    /// lying on each other (exactly and nearly parallel), end to end, apart.
+    fn pairs() -> Vec<(PlacedShape, PlacedShape)> {
+        let mut seed = 0x2545_f491_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed as f32 / u32::MAX as f32) * 2.0 - 1.0
+        };
+        let mut pairs = Vec::new();
+        for k in 0..4000 {
+            let length = 0.2 + next().abs();
+            let shape: Shape = if k % 7 == 0 {
+                Segment::new(Vec2::ZERO, Vec2::new(3.0 * length, 0.0))
+                    .unwrap()
+                    .into()
+            } else {
+                Stadium::new(Vec2::new(-length, 0.0), Vec2::new(length, 0.0), 0.3)
+                    .unwrap()
+                    .into()
+            };
+            let turn = match k % 3 {
+                0 => 0.0,
+                1 => 0.05 * next(),
+                _ => 3.0 * next(),
+            };
+            let at = Transform::new(Vec2::new(next(), next()), next());
+            let apart = Vec2::new(next(), 0.6 * next());
+            let near = Transform::new(at.apply(apart), at.rotation.angle() + turn);
+            let place = |s: &Shape, xf: &Transform| PlacedShape::new(s, xf).unwrap();
+            let other: Shape = Stadium::new(Vec2::new(-0.4, 0.0), Vec2::new(0.4, 0.0), 0.25)
+                .unwrap()
+                .into();
+            pairs.push((place(&shape, &at), place(&other, &near)));
+        }
+        pairs
+    }
+
+    /// Every manifold of `pairs` batched, with or without AVX2 lanes.
+    fn batched(pairs: &[(PlacedShape, PlacedShape)], avx2: bool) -> Vec<ContactManifold> {
+        let mut out = vec![MaybeUninit::uninit(); 2 * pairs.len()];
+        let mut batch = ManifoldBatch {
+            avx2,
+            ..ManifoldBatch::new()
+        };
+        // Each pair both ways round, so that stadium–segment pairs are
+        // turned round and back.
+        for (k, (a, b)) in pairs.iter().enumerate() {
+            batch.collide(a, b, 0.1, 2 * k, &mut out);
+            batch.collide(b, a, 0.1, 2 * k + 1, &mut out);
+        }
+        batch.flush(&mut out);
+        // SAFETY: every slot was named above, and `flush` has run.
+        out.iter().map(|m| unsafe { m.assume_init() }).collect()
+    }
+
+    #[test]
+    fn both_lane_types_give_each_pair_its_one_pair_bits() {
+        let pairs = pairs();
+        let alone: Vec<ContactManifold> = pairs
+            .iter()
+            .flat_map(|(a, b)| [collide_placed(a, b, 0.1), collide_placed(b, a, 0.1)])
+            .collect();
+        let bits = |m: &ContactManifold| {
+            let points = m.points.map(|p| {
+                let (x, y, s) = (p.point.x, p.point.y, p.separation);
+                [x.to_bits(), y.to_bits(), s.to_bits(), u32::from(p.id.0)]
+            });
+            (m.normal.x.to_bits(), m.normal.y.to_bits(), points, m.count)
+        };
+        let counts: Vec<usize> = (0..3)
+            .map(|n| alone.iter().filter(|m| m.count == n).count())
+            .collect();
+        assert!(counts.iter().all(|&c| c > 500), "cases {counts:?}");
+        let mut paths = vec![false];
+        if cfg!(target_arch = "x86_64") && ManifoldBatch::new().avx2 {
+            paths.push(true);
+        }
+        for avx2 in paths {
+            for (k, (m, expected)) in batched(&pairs, avx2).iter().zip(&alone).enumerate() {
+                assert_eq!(bits(m), bits(expected), "pair {k}, avx2 {avx2}");
+            }
+        }
+    }
 }

@@ -104,6 +104,7 @@ mod convex;
 mod distance;
 mod face;
 pub mod features;
+mod lanes;
 mod manifold;
 mod placed;
 mod posed_sector;

@@ -468,7 +468,7 @@ impl ChunkFill<'_> {
     }
 
     /// What [`ChunkFill::fill_directly`] does, with the manifolds computed
-    /// first so that pairs of rounded segments go four at a time (see
+    /// first so that pairs of rounded segments go eight at a time (see
     /// [`ManifoldBatch`]). Worth it only when there are such pairs: circles
     /// alone pay for the extra pass.
     fn fill_batched(&self, slots: &mut [MaybeUninit<Contact>], pairs: &[Pair]) -> usize {
@@ -547,7 +547,7 @@ fn sleeping_side(contact: &Contact, bodies: &[Body]) -> Option<u32> {
 pub(crate) struct ContactInputs<'a> {
     pub views: &'a [StepCollider],
     /// Whether pairs of rounded segments (a stadium with a stadium or a
-    /// segment) may come, and are worth computing four at a time.
+    /// segment) may come, and are worth computing eight at a time.
     pub batch_rounded: bool,
     pub bodies: &'a [Body],
     pub colliders: &'a [Collider],
@@ -724,7 +724,7 @@ mod tests {
     #[test]
     fn capsule_contacts_come_out_the_same_batched_or_one_at_a_time() {
         // The capsules scene twice: one world computes its rounded-segment
-        // pairs four at a time, the other (told it has no stadiums) one at
+        // pairs eight at a time, the other (told it has no stadiums) one at
         // a time. Same contacts and impulses, step after step, through the
         // landing and the settling.
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/capsules.ron");

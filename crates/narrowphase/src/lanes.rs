@@ -1,0 +1,240 @@
+//! Eight `f32` lanes, for routines that work on eight pairs side by side
+//! (see [`crate::batch`]).
+//!
+//! [`Lanes`] names the few operations those routines use. Two types have
+//! them: `wide::f32x8`, which on the baseline x86-64 target (SSE2) works as
+//! two 128-bit halves, and on x86-64 processors with AVX2 [`Avx8`], the same
+//! eight lanes in one 256-bit register (half the instructions). Both perform
+//! the same IEEE operations, so they give the same bits: `neg` and `abs`
+//! touch only the sign bit, `min` and `max` follow the `minps`/`maxps` rule
+//! (`a < b ? a : b`), and comparisons are false for NaN, as `<` is.
+
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use wide::f32x8;
+
+/// Lanes per value.
+pub(crate) const LANES: usize = 8;
+
+/// Eight `f32` lanes and the operations the batched routines use. A
+/// comparison gives a mask: a lane of all ones where it holds, all zeros
+/// elsewhere.
+pub(crate) trait Lanes:
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    fn splat(v: f32) -> Self;
+    fn from_array(v: [f32; LANES]) -> Self;
+    fn to_array(self) -> [f32; LANES];
+    fn sqrt(self) -> Self;
+    fn abs(self) -> Self;
+    /// `self < other ? self : other` per lane.
+    fn min(self, other: Self) -> Self;
+    /// `self > other ? self : other` per lane.
+    fn max(self, other: Self) -> Self;
+    fn lt(self, other: Self) -> Self;
+    fn le(self, other: Self) -> Self;
+    fn gt(self, other: Self) -> Self;
+    fn ge(self, other: Self) -> Self;
+    /// Of two masks, the lanes set in both.
+    fn and(self, other: Self) -> Self;
+    /// Of two masks, the lanes set in either.
+    fn or(self, other: Self) -> Self;
+    /// Per lane of the mask `self`: `if self { yes } else { no }`.
+    fn select(self, yes: Self, no: Self) -> Self;
+    /// One bit per lane of the mask `self`, lane `k` in bit `k`.
+    fn bits(self) -> u32;
+}
+
+impl Lanes for f32x8 {
+    #[inline(always)]
+    fn splat(v: f32) -> f32x8 {
+        f32x8::splat(v)
+    }
+    #[inline(always)]
+    fn from_array(v: [f32; LANES]) -> f32x8 {
+        f32x8::new(v)
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; LANES] {
+        f32x8::to_array(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f32x8 {
+        f32x8::sqrt(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> f32x8 {
+        f32x8::abs(self)
+    }
+    #[inline(always)]
+    fn min(self, other: f32x8) -> f32x8 {
+        self.fast_min(other)
+    }
+    #[inline(always)]
+    fn max(self, other: f32x8) -> f32x8 {
+        self.fast_max(other)
+    }
+    #[inline(always)]
+    fn lt(self, other: f32x8) -> f32x8 {
+        self.simd_lt(other)
+    }
+    #[inline(always)]
+    fn le(self, other: f32x8) -> f32x8 {
+        self.simd_le(other)
+    }
+    #[inline(always)]
+    fn gt(self, other: f32x8) -> f32x8 {
+        self.simd_gt(other)
+    }
+    #[inline(always)]
+    fn ge(self, other: f32x8) -> f32x8 {
+        self.simd_ge(other)
+    }
+    #[inline(always)]
+    fn and(self, other: f32x8) -> f32x8 {
+        self & other
+    }
+    #[inline(always)]
+    fn or(self, other: f32x8) -> f32x8 {
+        self | other
+    }
+    #[inline(always)]
+    fn select(self, yes: f32x8, no: f32x8) -> f32x8 {
+        wide::Select::select(self, yes, no)
+    }
+    #[inline(always)]
+    fn bits(self) -> u32 {
+        self.to_bitmask()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx::Avx8;
+
+#[cfg(target_arch = "x86_64")]
+mod avx {
+    use std::arch::x86_64::*;
+    use std::ops::{Add, Div, Mul, Neg, Sub};
+
+    use super::{Lanes, LANES};
+
+    /// Eight lanes in one AVX register.
+    ///
+    /// Values are made only inside functions compiled with
+    /// `#[target_feature(enable = "avx2")]` and entered after run-time
+    /// detection; that is what makes the intrinsic calls below sound.
+    #[derive(Clone, Copy)]
+    pub(crate) struct Avx8(__m256);
+
+    impl Add for Avx8 {
+        type Output = Avx8;
+        #[inline(always)]
+        fn add(self, o: Avx8) -> Avx8 {
+            // SAFETY (this and every intrinsic below): AVX is available,
+            // see the type's documentation.
+            Avx8(unsafe { _mm256_add_ps(self.0, o.0) })
+        }
+    }
+
+    impl Sub for Avx8 {
+        type Output = Avx8;
+        #[inline(always)]
+        fn sub(self, o: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_sub_ps(self.0, o.0) })
+        }
+    }
+
+    impl Mul for Avx8 {
+        type Output = Avx8;
+        #[inline(always)]
+        fn mul(self, o: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_mul_ps(self.0, o.0) })
+        }
+    }
+
+    impl Div for Avx8 {
+        type Output = Avx8;
+        #[inline(always)]
+        fn div(self, o: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_div_ps(self.0, o.0) })
+        }
+    }
+
+    impl Neg for Avx8 {
+        type Output = Avx8;
+        #[inline(always)]
+        fn neg(self) -> Avx8 {
+            Avx8(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
+        }
+    }
+
+    impl Lanes for Avx8 {
+        #[inline(always)]
+        fn splat(v: f32) -> Avx8 {
+            Avx8(unsafe { _mm256_set1_ps(v) })
+        }
+        #[inline(always)]
+        fn from_array(v: [f32; LANES]) -> Avx8 {
+            Avx8(unsafe { _mm256_loadu_ps(v.as_ptr()) })
+        }
+        #[inline(always)]
+        fn to_array(self) -> [f32; LANES] {
+            let mut v = [0.0; LANES];
+            unsafe { _mm256_storeu_ps(v.as_mut_ptr(), self.0) };
+            v
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Avx8 {
+            Avx8(unsafe { _mm256_sqrt_ps(self.0) })
+        }
+        #[inline(always)]
+        fn abs(self) -> Avx8 {
+            Avx8(unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0) })
+        }
+        #[inline(always)]
+        fn min(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_min_ps(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn max(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_max_ps(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn lt(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_cmp_ps::<_CMP_LT_OQ>(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn le(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_cmp_ps::<_CMP_LE_OQ>(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn gt(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn ge(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_cmp_ps::<_CMP_GE_OQ>(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn and(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_and_ps(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn or(self, other: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_or_ps(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn select(self, yes: Avx8, no: Avx8) -> Avx8 {
+            Avx8(unsafe { _mm256_blendv_ps(no.0, yes.0, self.0) })
+        }
+        #[inline(always)]
+        fn bits(self) -> u32 {
+            (unsafe { _mm256_movemask_ps(self.0) }) as u32
+        }
+    }
+}
