@@ -99,8 +99,14 @@ impl Contact {
 
     #[inline]
     fn key(&self) -> u64 {
-        ((self.shape_a as u64) << 32) | self.shape_b as u64
+        pair_key(self.shape_a, self.shape_b)
     }
+}
+
+/// The sort key of the pair of shapes `a` and `b`: by `a`, then `b`.
+#[inline]
+fn pair_key(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
 }
 
 /// What warm starting needs of a last-step contact: its pair and its
@@ -191,9 +197,8 @@ impl ContactSet {
     /// Whether shapes `a` and `b` (in broadphase pair order) have a contact
     /// this step. The list is sorted by pair, so this is a binary search.
     pub fn contains_pair(&self, a: u32, b: u32) -> bool {
-        let key = ((a as u64) << 32) | b as u64;
         self.contacts
-            .binary_search_by_key(&key, Contact::key)
+            .binary_search_by_key(&pair_key(a, b), Contact::key)
             .is_ok()
     }
 
@@ -430,16 +435,15 @@ impl ChunkFill<'_> {
     /// `slots` (as many as there are pairs), with their warm starts, and
     /// what they came to into `result`.
     fn chunk(&self, slots: &mut [MaybeUninit<Contact>], pairs: &[Pair], result: &mut ChunkResult) {
-        let kept = if self.inputs.batch_rounded {
+        let (kept, points) = if self.inputs.batch_rounded {
             self.fill_batched(slots, pairs)
         } else {
             self.fill_directly(slots, pairs)
         };
         // SAFETY: the fills wrote the first `kept` slots.
         let slots = unsafe { assume_written(&mut slots[..kept]) };
-        warm_start_from(slots, self.warm);
         result.kept = kept;
-        result.points = slots.iter().map(|c| c.manifold.count).sum();
+        result.points = points;
         result.wake.clear();
         if self.any_sleeping {
             let bodies = self.inputs.bodies;
@@ -449,29 +453,26 @@ impl ChunkFill<'_> {
     }
 
     /// Writes the contacts of `pairs` that have points into the first of
-    /// `slots`, each manifold computed as its pair comes; returns how many.
-    fn fill_directly(&self, slots: &mut [MaybeUninit<Contact>], pairs: &[Pair]) -> usize {
-        let mut kept = 0;
+    /// `slots`, each manifold computed as its pair comes, with their warm
+    /// starts; returns how many, and how many points they have.
+    fn fill_directly(&self, slots: &mut [MaybeUninit<Contact>], pairs: &[Pair]) -> (usize, usize) {
+        let mut made = MadeContacts::new(slots, self.warm, pairs);
         for &pair in pairs {
             let manifold = match self.inputs.shapes_of(pair) {
                 PairShapes::Fixed => ContactManifold::EMPTY,
                 PairShapes::Placed(a, b, reach) => collide_placed(a, b, reach),
                 PairShapes::Unplaced(reach) => self.inputs.collide_unplaced(pair, reach),
             };
-            let contact = self.inputs.new_contact(pair, manifold);
-            if !contact.manifold.is_empty() {
-                slots[kept].write(contact);
-                kept += 1;
-            }
+            made.keep(self.inputs.new_contact(pair, manifold));
         }
-        kept
+        (made.kept, made.points)
     }
 
     /// What [`ChunkFill::fill_directly`] does, with the manifolds computed
     /// first so that pairs of rounded segments go eight at a time (see
     /// [`ManifoldBatch`]). Worth it only when there are such pairs: circles
     /// alone pay for the extra pass.
-    fn fill_batched(&self, slots: &mut [MaybeUninit<Contact>], pairs: &[Pair]) -> usize {
+    fn fill_batched(&self, slots: &mut [MaybeUninit<Contact>], pairs: &[Pair]) -> (usize, usize) {
         let mut manifolds = [MaybeUninit::<ContactManifold>::uninit(); MANIFOLD_CHUNK];
         let manifolds = &mut manifolds[..pairs.len()];
         let mut batch = ManifoldBatch::new();
@@ -489,15 +490,66 @@ impl ChunkFill<'_> {
         batch.flush(manifolds);
         // SAFETY: every slot was written above or by the batch.
         let manifolds = unsafe { assume_written(manifolds) };
-        let mut kept = 0;
+        let mut made = MadeContacts::new(slots, self.warm, pairs);
         for (&pair, &manifold) in pairs.iter().zip(manifolds.iter()) {
-            let contact = self.inputs.new_contact(pair, manifold);
-            if !contact.manifold.is_empty() {
-                slots[kept].write(contact);
-                kept += 1;
+            made.keep(self.inputs.new_contact(pair, manifold));
+        }
+        (made.kept, made.points)
+    }
+}
+
+/// A chunk's contacts as they are made, in pair order: those with points
+/// are warm-started and written one after the other.
+struct MadeContacts<'s, 'w> {
+    slots: &'s mut [MaybeUninit<Contact>],
+    kept: usize,
+    points: usize,
+    /// Last step's impulses, sorted by pair like the new contacts, so one
+    /// pass along them finds every match; `next` is where the pass is.
+    previous: &'w [WarmStart],
+    next: usize,
+}
+
+impl<'s, 'w> MadeContacts<'s, 'w> {
+    /// Ready to write the contacts of `pairs` into `slots`, the warm starts
+    /// taken from `previous` (searched once for where `pairs` begin).
+    fn new(
+        slots: &'s mut [MaybeUninit<Contact>],
+        previous: &'w [WarmStart],
+        pairs: &[Pair],
+    ) -> MadeContacts<'s, 'w> {
+        let first = pairs.first().map_or(0, |p| pair_key(p.a, p.b));
+        MadeContacts {
+            slots,
+            kept: 0,
+            points: 0,
+            previous,
+            next: previous.partition_point(|p| p.key < first),
+        }
+    }
+
+    /// Writes `contact`, if it has points, with the impulses its points'
+    /// features had last step. Contacts must come in pair order.
+    #[inline(always)]
+    fn keep(&mut self, mut contact: Contact) {
+        if contact.manifold.is_empty() {
+            return;
+        }
+        let key = contact.key();
+        let previous = self.previous;
+        while self.next < previous.len() && previous[self.next].key < key {
+            self.next += 1;
+        }
+        if let Some(old) = previous.get(self.next).filter(|old| old.key == key) {
+            for k in 0..contact.manifold.count {
+                if let Some(impulse) = old.impulse_of(contact.manifold.points[k].id) {
+                    contact.impulses[k] = impulse;
+                }
             }
         }
-        kept
+        self.points += contact.manifold.count;
+        self.slots[self.kept].write(contact);
+        self.kept += 1;
     }
 }
 
@@ -658,32 +710,6 @@ enum PairShapes<'a> {
     Placed(&'a PlacedShape, &'a PlacedShape, f32),
     /// A shape that is not placed (a sector), and the margin.
     Unplaced(f32),
-}
-
-/// Copies impulses from `previous` into `current` for points with the same
-/// pair and feature id. Both lists are sorted by pair, so a binary search
-/// for the first key and one merge pass find every match; each chunk of
-/// new contacts does this on its own, in parallel.
-fn warm_start_from(current: &mut [Contact], previous: &[WarmStart]) {
-    let Some(first) = current.first() else {
-        return;
-    };
-    // Start the merge where this run of keys begins in `previous`.
-    let mut j = previous.partition_point(|p| p.key < first.key());
-    for c in current.iter_mut() {
-        let key = c.key();
-        while j < previous.len() && previous[j].key < key {
-            j += 1;
-        }
-        if j < previous.len() && previous[j].key == key {
-            let old = &previous[j];
-            for k in 0..c.manifold.count {
-                if let Some(impulse) = old.impulse_of(c.manifold.points[k].id) {
-                    c.impulses[k] = impulse;
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
