@@ -60,8 +60,8 @@ use crate::{ContactManifold, FeatureId, ManifoldPoint};
 /// }
 /// ```
 #[derive(Debug, Clone)]
-pub struct ManifoldBatch {
-    waiting: [Waiting; LANES],
+pub struct ManifoldBatch<'a> {
+    waiting: [Waiting<'a>; LANES],
     len: usize,
     /// Whether the processor has AVX2, for eight lanes in one register.
     avx2: bool,
@@ -69,38 +69,38 @@ pub struct ManifoldBatch {
 
 /// A pair of rounded segments waiting for its group of eight.
 #[derive(Debug, Clone, Copy)]
-struct Waiting {
+struct Waiting<'a> {
     slot: usize,
-    a: PosedCapsule,
-    b: PosedCapsule,
+    a: &'a PosedCapsule,
+    b: &'a PosedCapsule,
     margin: f32,
     /// Whether the pair was given the other way round (a stadium, then a
     /// segment), so its manifold is swapped back.
     swapped: bool,
 }
 
-impl Waiting {
+impl Waiting<'_> {
     /// Fills the lanes before any pair arrives. (The lanes of a group that
     /// is flushed before it is full keep earlier pairs, whose answers are
     /// dropped.)
-    const IDLE: Waiting = Waiting {
+    const IDLE: Waiting<'static> = Waiting {
         slot: 0,
-        a: PosedCapsule::UNIT,
-        b: PosedCapsule::UNIT,
+        a: &PosedCapsule::UNIT,
+        b: &PosedCapsule::UNIT,
         margin: 0.0,
         swapped: false,
     };
 }
 
-impl Default for ManifoldBatch {
-    fn default() -> ManifoldBatch {
+impl Default for ManifoldBatch<'_> {
+    fn default() -> Self {
         ManifoldBatch::new()
     }
 }
 
-impl ManifoldBatch {
+impl<'a> ManifoldBatch<'a> {
     /// A batch with no pair waiting.
-    pub fn new() -> ManifoldBatch {
+    pub fn new() -> Self {
         ManifoldBatch {
             waiting: [Waiting::IDLE; LANES],
             len: 0,
@@ -120,8 +120,8 @@ impl ManifoldBatch {
     #[inline]
     pub fn collide(
         &mut self,
-        a: &PlacedShape,
-        b: &PlacedShape,
+        a: &'a PlacedShape,
+        b: &'a PlacedShape,
         margin: f32,
         slot: usize,
         out: &mut [MaybeUninit<ContactManifold>],
@@ -139,8 +139,8 @@ impl ManifoldBatch {
         assert!(slot < out.len(), "slot {slot} outside the output");
         self.waiting[self.len] = Waiting {
             slot,
-            a: *a_core,
-            b: *b_core,
+            a: a_core,
+            b: b_core,
             margin,
             swapped,
         };
@@ -528,7 +528,7 @@ fn write_manifolds(
         let has = |bits: u32| bits & (1 << k) != 0;
         let m = out[w.slot].write(ContactManifold::EMPTY);
         if has(masks.rare) {
-            let exact = collide_capsules(&w.a, &w.b, w.margin);
+            let exact = collide_capsules(w.a, w.b, w.margin);
             *m = if w.swapped { exact.swapped() } else { exact };
             continue;
         }
