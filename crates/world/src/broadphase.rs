@@ -398,6 +398,9 @@ struct Index {
     static_tree: AabbTree,
     kinematic_tree: AabbTree,
     large_tree: AabbTree,
+    /// The box size above which the last classification sent a grid shape
+    /// to the large-shape tree.
+    large_limit: f32,
 }
 
 impl BroadPhase {
@@ -460,12 +463,15 @@ impl BroadPhase {
                 .find_moved(index, partners, &mut self.pairs, threading);
         } else if moved > 0 || fresh {
             let shapes = colliders.len();
-            index.classify(
-                bodies,
-                colliders,
-                room.take_or(shapes, &mut spare.sizes),
-                fresh,
-            );
+            // Which shapes can move changes only with the shapes (`fresh`).
+            let moving = index.slots.iter().filter(|s| **s != Slot::Static);
+            let full = fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32;
+            if full {
+                let sizes = room.take_or(shapes, &mut spare.sizes);
+                index.classify(bodies, colliders, sizes, fresh);
+            } else {
+                index.move_grown_to_large();
+            }
             index.build_trees(fresh);
             let index = &self.index;
             let grid_spare = GridSpare {
@@ -475,8 +481,7 @@ impl BroadPhase {
             let grid = index.build_grid(&mut self.blocks, &mut room, grid_spare);
             self.grid_cells = grid.cell_start.len();
             let finder = PairFinder { index, grid: &grid };
-            let moving = index.slots.iter().filter(|s| **s != Slot::Static);
-            if fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32 {
+            if full {
                 let found = self.search.find_all(&finder, threading);
                 let count = found.iter().map(|c| c.pairs.len()).sum();
                 let sort = SortSlots {
@@ -807,8 +812,23 @@ impl Index {
             let at = count - 1 - most_large;
             limit = *written.select_nth_unstable_by(at, f32::total_cmp).1;
         }
+        self.large_limit = limit;
         for (slot, enlarged) in self.slots.iter_mut().zip(&self.enlarged) {
             if *slot == Slot::Grid && box_size(enlarged) > limit {
+                *slot = Slot::Large;
+            }
+        }
+    }
+
+    /// Between classifications: a moved grid shape whose enlarged box now
+    /// exceeds the last limit goes to the large-shape tree (a large shape
+    /// that shrank waits for the next classification). Cheaper than
+    /// classifying, which finds a median; the grid is exact either way.
+    fn move_grown_to_large(&mut self) {
+        let limit = self.large_limit;
+        let shapes = self.slots.iter_mut().zip(&self.enlarged).zip(&self.moved);
+        for ((slot, enlarged), &moved) in shapes {
+            if moved && *slot == Slot::Grid && box_size(enlarged) > limit {
                 *slot = Slot::Large;
             }
         }
