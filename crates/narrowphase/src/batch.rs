@@ -182,15 +182,6 @@ struct V2<L> {
 
 impl<L: Lanes> V2<L> {
     #[inline(always)]
-    fn gather(lanes: &[Waiting; LANES], get: impl Fn(&Waiting) -> Vec2) -> V2<L> {
-        let v = lanes.each_ref().map(get);
-        V2 {
-            x: L::from_array(v.map(|v| v.x)),
-            y: L::from_array(v.map(|v| v.y)),
-        }
-    }
-
-    #[inline(always)]
     fn add(self, o: V2<L>) -> V2<L> {
         V2 {
             x: self.x + o.x,
@@ -352,14 +343,14 @@ fn collide_group<L: Lanes>(waiting: &[Waiting], out: &mut [MaybeUninit<ContactMa
         &std::array::from_fn(|k| waiting.get(k).copied().unwrap_or(waiting[0]));
     let zero = L::splat(0.0);
     let half = L::splat(0.5);
-    let scalar = |get: fn(&Waiting) -> f32| L::from_array(pairs.each_ref().map(get));
-    let (ra, rb, margin) = (
-        scalar(|w| w.a.radius),
-        scalar(|w| w.b.radius),
-        scalar(|w| w.margin),
-    );
+    let margin = L::from_array(pairs.each_ref().map(|w| w.margin));
+    // Each capsule's eight numbers into lanes (see `PosedCapsule::as_floats`).
+    let [aax, aay, abx, aby, ra, a_axis_x, a_axis_y, a_length] =
+        L::transpose(pairs.each_ref().map(|w| w.a.as_floats()));
+    let [bax, bay, bbx, bby, rb, b_axis_x, b_axis_y, b_length] =
+        L::transpose(pairs.each_ref().map(|w| w.b.as_floats()));
     // Everything relative to A's first end, as the one-pair routine works.
-    let origin = V2::gather(pairs, |w| w.a.a);
+    let origin = V2 { x: aax, y: aay };
     let to_origin = origin.neg();
     let core = |a: V2<L>, b: V2<L>, axis: V2<L>, length: L| Core {
         a: a.add(to_origin),
@@ -369,15 +360,21 @@ fn collide_group<L: Lanes>(waiting: &[Waiting], out: &mut [MaybeUninit<ContactMa
     };
     let a = core(
         origin,
-        V2::gather(pairs, |w| w.a.b),
-        V2::gather(pairs, |w| w.a.axis),
-        scalar(|w| w.a.length),
+        V2 { x: abx, y: aby },
+        V2 {
+            x: a_axis_x,
+            y: a_axis_y,
+        },
+        a_length,
     );
     let b = core(
-        V2::gather(pairs, |w| w.b.a),
-        V2::gather(pairs, |w| w.b.b),
-        V2::gather(pairs, |w| w.b.axis),
-        scalar(|w| w.b.length),
+        V2 { x: bax, y: bay },
+        V2 { x: bbx, y: bby },
+        V2 {
+            x: b_axis_x,
+            y: b_axis_y,
+        },
+        b_length,
     );
 
     // Cores that properly cross: each one's ends strictly on both sides of

@@ -13,7 +13,12 @@ use crate::tolerance::FLAT_SIN;
 use crate::vector::unit_and_length;
 
 /// A rounded segment in world space: every point within `radius` of the core `a b`.
+///
+/// The layout is fixed (`repr(C)`: eight `f32`, in the order of
+/// [`PosedCapsule::as_floats`]) so that eight capsules can be moved into
+/// SIMD lanes with one transpose.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
 pub(crate) struct PosedCapsule {
     /// First end of the core.
     pub(crate) a: Vec2,
@@ -59,6 +64,16 @@ impl PosedCapsule {
     pub(crate) fn stadium(stadium: &Stadium, xf: &Transform) -> PosedCapsule {
         let (a, b) = (xf.apply(stadium.a()), xf.apply(stadium.b()));
         PosedCapsule::new(a, b, stadium.radius())
+    }
+
+    /// The capsule as eight numbers: `a.x, a.y, b.x, b.y, radius, axis.x,
+    /// axis.y, length`.
+    #[inline]
+    pub(crate) fn as_floats(&self) -> &[f32; 8] {
+        // SAFETY: `PosedCapsule` is `repr(C)` with exactly these eight `f32`
+        // fields in this order and no padding (checked below), and `f32`
+        // has no invalid bit patterns.
+        unsafe { &*(self as *const PosedCapsule).cast::<[f32; 8]>() }
     }
 
     /// The same capsule moved by `offset` (its axis is unchanged).
@@ -133,6 +148,13 @@ impl PosedCapsule {
         }
     }
 }
+
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<PosedCapsule>() == 32 && align_of::<PosedCapsule>() == 4);
+    assert!(offset_of!(PosedCapsule, b) == 8 && offset_of!(PosedCapsule, radius) == 16);
+    assert!(offset_of!(PosedCapsule, axis) == 20 && offset_of!(PosedCapsule, length) == 28);
+};
 
 #[cfg(test)]
 mod tests {

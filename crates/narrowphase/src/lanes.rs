@@ -48,6 +48,9 @@ pub(crate) trait Lanes:
     fn select(self, yes: Self, no: Self) -> Self;
     /// One bit per lane of the mask `self`, lane `k` in bit `k`.
     fn bits(self) -> u32;
+    /// Eight records of eight numbers turned into eight values: value `j`
+    /// holds number `j` of every record, record `k` in lane `k`.
+    fn transpose(records: [&[f32; LANES]; LANES]) -> [Self; LANES];
 }
 
 impl Lanes for f32x8 {
@@ -110,6 +113,10 @@ impl Lanes for f32x8 {
     #[inline(always)]
     fn bits(self) -> u32 {
         self.to_bitmask()
+    }
+    #[inline(always)]
+    fn transpose(records: [&[f32; LANES]; LANES]) -> [f32x8; LANES] {
+        std::array::from_fn(|j| f32x8::new(records.map(|r| r[j])))
     }
 }
 
@@ -235,6 +242,38 @@ mod avx {
         #[inline(always)]
         fn bits(self) -> u32 {
             (unsafe { _mm256_movemask_ps(self.0) }) as u32
+        }
+        /// One 256-bit load per record and an 8×8 transpose: pairs of rows
+        /// interleaved, then quads of them, then the 128-bit halves swapped
+        /// into place.
+        #[inline(always)]
+        fn transpose(records: [&[f32; LANES]; LANES]) -> [Avx8; LANES] {
+            unsafe {
+                let r = records.map(|r| _mm256_loadu_ps(r.as_ptr()));
+                let lo = |i: usize| _mm256_unpacklo_ps(r[i], r[i + 1]);
+                let hi = |i: usize| _mm256_unpackhi_ps(r[i], r[i + 1]);
+                let t = [lo(0), hi(0), lo(2), hi(2), lo(4), hi(4), lo(6), hi(6)];
+                // Numbers 0–3 (and 4–7 in the upper halves) of records 0–3,
+                // then of records 4–7.
+                let s = [
+                    _mm256_shuffle_ps::<0x44>(t[0], t[2]),
+                    _mm256_shuffle_ps::<0xEE>(t[0], t[2]),
+                    _mm256_shuffle_ps::<0x44>(t[1], t[3]),
+                    _mm256_shuffle_ps::<0xEE>(t[1], t[3]),
+                    _mm256_shuffle_ps::<0x44>(t[4], t[6]),
+                    _mm256_shuffle_ps::<0xEE>(t[4], t[6]),
+                    _mm256_shuffle_ps::<0x44>(t[5], t[7]),
+                    _mm256_shuffle_ps::<0xEE>(t[5], t[7]),
+                ];
+                std::array::from_fn(|j| {
+                    let (first, second) = (s[j % 4], s[j % 4 + 4]);
+                    Avx8(if j < 4 {
+                        _mm256_permute2f128_ps::<0x20>(first, second)
+                    } else {
+                        _mm256_permute2f128_ps::<0x31>(first, second)
+                    })
+                })
+            }
         }
     }
 }
