@@ -40,6 +40,10 @@
 //! and [`collide_placed`] collides two of them; [`collide`] goes through the
 //! same routine, so both give the same bits.
 //!
+//! [`ManifoldBatch`] computes many pairs of placed shapes, the pairs of two
+//! rounded segments eight at a time in SIMD lanes (on 256-bit AVX registers
+//! where the processor has AVX2), with the same bits as [`collide_placed`].
+//!
 //! # Conventions
 //!
 //! * The manifold [`normal`](ContactManifold::normal) is a unit vector in
