@@ -1,5 +1,9 @@
-//! Eight `f32` lanes, for routines that work on eight pairs side by side
-//! (see [`crate::batch`]).
+//! Eight `f32` lanes, for routines that work on eight items side by side:
+//! the narrowphase's batches of capsule pairs ([`ManifoldBatch`]), and
+//! carom's solver, whose AVX2 path builds on [`Avx8`] (so it is public; the
+//! rest of this module is the narrowphase's own).
+//!
+//! [`ManifoldBatch`]: crate::ManifoldBatch
 //!
 //! [`Lanes`] names the few operations those routines use. Two types have
 //! them: `wide::f32x8`, which on the baseline x86-64 target (SSE2) works as
@@ -14,12 +18,12 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 use wide::f32x8;
 
 /// Lanes per value.
-pub(crate) const LANES: usize = 8;
+pub const LANES: usize = 8;
 
 /// Eight `f32` lanes and the operations the batched routines use. A
 /// comparison gives a mask: a lane of all ones where it holds, all zeros
 /// elsewhere.
-pub(crate) trait Lanes:
+pub trait Lanes:
     Copy
     + Add<Output = Self>
     + Sub<Output = Self>
@@ -27,18 +31,27 @@ pub(crate) trait Lanes:
     + Div<Output = Self>
     + Neg<Output = Self>
 {
+    /// `v` in every lane.
     fn splat(v: f32) -> Self;
+    /// Lane `k` from `v[k]`.
     fn from_array(v: [f32; LANES]) -> Self;
+    /// The lanes in order.
     fn to_array(self) -> [f32; LANES];
+    /// The square root of each lane, correctly rounded.
     fn sqrt(self) -> Self;
+    /// Each lane with its sign bit cleared.
     fn abs(self) -> Self;
     /// `self < other ? self : other` per lane.
     fn min(self, other: Self) -> Self;
     /// `self > other ? self : other` per lane.
     fn max(self, other: Self) -> Self;
+    /// The mask of `self < other`.
     fn lt(self, other: Self) -> Self;
+    /// The mask of `self <= other`.
     fn le(self, other: Self) -> Self;
+    /// The mask of `self > other`.
     fn gt(self, other: Self) -> Self;
+    /// The mask of `self >= other`.
     fn ge(self, other: Self) -> Self;
     /// Of two masks, the lanes set in both.
     fn and(self, other: Self) -> Self;
@@ -121,7 +134,7 @@ impl Lanes for f32x8 {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use avx::Avx8;
+pub use avx::Avx8;
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
@@ -130,13 +143,15 @@ mod avx {
 
     use super::{Lanes, LANES};
 
-    /// Eight lanes in one AVX register.
+    /// Eight lanes in one AVX register, laid out as `wide::f32x8` is (so a
+    /// record of either can be viewed as the other).
     ///
-    /// Values are made only inside functions compiled with
+    /// Values may be made only inside functions compiled with
     /// `#[target_feature(enable = "avx2")]` and entered after run-time
     /// detection; that is what makes the intrinsic calls below sound.
     #[derive(Clone, Copy)]
-    pub(crate) struct Avx8(__m256);
+    #[repr(transparent)]
+    pub struct Avx8(pub __m256);
 
     impl Add for Avx8 {
         type Output = Avx8;

@@ -108,7 +108,7 @@ mod convex;
 mod distance;
 mod face;
 pub mod features;
-mod lanes;
+pub mod lanes;
 mod manifold;
 mod placed;
 mod posed_sector;

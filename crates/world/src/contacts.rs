@@ -717,6 +717,17 @@ mod tests {
     use crate::scene::Scene;
     use crate::threading::Threading;
 
+    /// Asserts that two contact lists hold the same pairs, manifolds and
+    /// impulses, in the same order.
+    fn assert_same_contacts(a: &[super::Contact], b: &[super::Contact], step: usize) {
+        assert_eq!(a.len(), b.len(), "step {step}");
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!(x.key(), y.key(), "step {step}");
+            assert_eq!(x.manifold, y.manifold, "step {step}");
+            assert_eq!(x.impulses, y.impulses, "step {step}");
+        }
+    }
+
     #[test]
     fn contacts_made_on_the_calling_thread_match_those_shared_out() {
         // Two copies of a landing pile, one making its contacts on the
@@ -736,12 +747,7 @@ mod tests {
             calling.step_with(Threading::Calling);
             pool.install(|| shared.step_with(Threading::Pool));
             let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
-            assert_eq!(a.len(), b.len(), "step {step}");
-            for (x, y) in a.iter().zip(b) {
-                assert_eq!(x.key(), y.key(), "step {step}");
-                assert_eq!(x.manifold, y.manifold, "step {step}");
-                assert_eq!(x.impulses, y.impulses, "step {step}");
-            }
+            assert_same_contacts(a, b, step);
             compared += a.len();
         }
         assert!(compared > 10_000, "only {compared} contacts compared");
@@ -764,12 +770,7 @@ mod tests {
             batched.step_with(Threading::Calling);
             single.step_with(Threading::Calling);
             let (a, b) = (batched.contacts.as_slice(), single.contacts.as_slice());
-            assert_eq!(a.len(), b.len(), "step {step}");
-            for (x, y) in a.iter().zip(b) {
-                assert_eq!(x.key(), y.key(), "step {step}");
-                assert_eq!(x.manifold, y.manifold, "step {step}");
-                assert_eq!(x.impulses, y.impulses, "step {step}");
-            }
+            assert_same_contacts(a, b, step);
             two_point += a.iter().filter(|c| c.manifold.count == 2).count();
         }
         assert!(two_point > 10_000, "only {two_point} two-point contacts");

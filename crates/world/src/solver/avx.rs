@@ -19,8 +19,10 @@
 //! intrinsic calls below sound.
 
 use std::arch::x86_64::*;
-use std::ops::{Add, Div, Mul, Neg, Sub};
 
+// Not `use`d by name: its methods would clash with `Lane`'s.
+use carom_narrowphase::lanes as narrow;
+pub(crate) use carom_narrowphase::lanes::Avx8;
 use wide::f32x8;
 
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
@@ -28,11 +30,6 @@ use super::lanes::{Lane, PairL, StateL, V2};
 use super::wide::{PointLanes, PrepareLanes, WideConstraint, WideLane, LANES};
 use super::{PrepareView, StatesPtr};
 use crate::contacts::{layout, Contact};
-
-/// Eight `f32` lanes in one AVX register.
-#[derive(Clone, Copy)]
-#[repr(transparent)]
-pub(crate) struct Avx8(__m256);
 
 // `WideConstraint<N, Avx8>` is a view of `WideConstraint<N, f32x8>`.
 const _: () = {
@@ -64,70 +61,27 @@ pub(crate) fn to_storage<const N: usize>(batch: WideConstraint<N, Avx8>) -> Wide
     unsafe { std::ptr::read((&batch as *const WideConstraint<N, Avx8>).cast()) }
 }
 
-impl Add for Avx8 {
-    type Output = Avx8;
-    #[inline(always)]
-    fn add(self, o: Avx8) -> Avx8 {
-        // SAFETY (this and every intrinsic below): AVX is available, see
-        // the module docs.
-        Avx8(unsafe { _mm256_add_ps(self.0, o.0) })
-    }
-}
-
-impl Sub for Avx8 {
-    type Output = Avx8;
-    #[inline(always)]
-    fn sub(self, o: Avx8) -> Avx8 {
-        Avx8(unsafe { _mm256_sub_ps(self.0, o.0) })
-    }
-}
-
-impl Mul for Avx8 {
-    type Output = Avx8;
-    #[inline(always)]
-    fn mul(self, o: Avx8) -> Avx8 {
-        Avx8(unsafe { _mm256_mul_ps(self.0, o.0) })
-    }
-}
-
-impl Div for Avx8 {
-    type Output = Avx8;
-    #[inline(always)]
-    fn div(self, o: Avx8) -> Avx8 {
-        Avx8(unsafe { _mm256_div_ps(self.0, o.0) })
-    }
-}
-
-impl Neg for Avx8 {
-    type Output = Avx8;
-    /// Flips the sign bit, as `f32x8` does.
-    #[inline(always)]
-    fn neg(self) -> Avx8 {
-        Avx8(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
-    }
-}
-
+// The arithmetic, `sqrt`, `abs`, `min`, `max` and the comparisons are the
+// narrowphase's (`carom_narrowphase::lanes`), which the capsule batches use
+// too; the solver adds what its own lane trait asks for.
 impl Lane for Avx8 {
     #[inline(always)]
     fn splat(v: f32) -> Avx8 {
-        Avx8(unsafe { _mm256_set1_ps(v) })
+        narrow::Lanes::splat(v)
     }
     /// `self > other ? self : other` per lane.
     #[inline(always)]
     fn max(self, other: Avx8) -> Avx8 {
-        Avx8(unsafe { _mm256_max_ps(self.0, other.0) })
+        narrow::Lanes::max(self, other)
     }
     /// `self < other ? self : other` per lane.
     #[inline(always)]
     fn min(self, other: Avx8) -> Avx8 {
-        Avx8(unsafe { _mm256_min_ps(self.0, other.0) })
+        narrow::Lanes::min(self, other)
     }
     #[inline(always)]
     fn if_positive(self, yes: Avx8, no: Avx8) -> Avx8 {
-        unsafe {
-            let positive = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, _mm256_setzero_ps());
-            Avx8(_mm256_blendv_ps(no.0, yes.0, positive))
-        }
+        if_greater(self, narrow::Lanes::splat(0.0), yes, no)
     }
 }
 
@@ -254,43 +208,25 @@ pub(crate) unsafe fn prepare_lanes<const N: usize>(
     }
 }
 
-impl Avx8 {
-    #[inline(always)]
-    fn sqrt(self) -> Avx8 {
-        Avx8(unsafe { _mm256_sqrt_ps(self.0) })
-    }
+/// Per lane: `if a > b { yes } else { no }`.
+#[inline(always)]
+fn if_greater(a: Avx8, b: Avx8, yes: Avx8, no: Avx8) -> Avx8 {
+    narrow::Lanes::select(narrow::Lanes::gt(a, b), yes, no)
+}
 
-    /// Per lane: `if self > other { yes } else { no }`.
-    #[inline(always)]
-    fn if_greater(self, other: Avx8, yes: Avx8, no: Avx8) -> Avx8 {
-        unsafe {
-            Avx8(_mm256_blendv_ps(
-                no.0,
-                yes.0,
-                _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0),
-            ))
-        }
-    }
+/// Whether `a > b` in any lane.
+#[inline(always)]
+fn any_greater(a: Avx8, b: Avx8) -> bool {
+    narrow::Lanes::bits(narrow::Lanes::gt(a, b)) != 0
+}
 
-    /// Whether `self > other` in any lane.
-    #[inline(always)]
-    fn any_greater(self, other: Avx8) -> bool {
-        unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(self.0, other.0)) != 0 }
-    }
-
-    /// `|self|`, clearing the sign bit.
-    #[inline(always)]
-    fn abs(self) -> Avx8 {
-        Avx8(unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0) })
-    }
-
-    /// `±1` with the sign of `self` (`f32::signum` for non-zero lanes).
-    #[inline(always)]
-    fn signum(self) -> Avx8 {
-        unsafe {
-            let sign = _mm256_and_ps(self.0, _mm256_set1_ps(-0.0));
-            Avx8(_mm256_or_ps(sign, _mm256_set1_ps(1.0)))
-        }
+/// `±1` with the sign of `a` (`f32::signum` for non-zero lanes).
+#[inline(always)]
+fn signum(a: Avx8) -> Avx8 {
+    // SAFETY: AVX is available wherever an `Avx8` is made.
+    unsafe {
+        let sign = _mm256_and_ps(a.0, _mm256_set1_ps(-0.0));
+        Avx8(_mm256_or_ps(sign, _mm256_set1_ps(1.0)))
     }
 }
 
@@ -421,14 +357,13 @@ pub(crate) unsafe fn integrate_positions(
                 let limit_sq = max_speed * max_speed;
                 // The square root and division only when a lane is too fast
                 // (rarely): the lanes that are not keep their velocity.
-                if speed_sq.any_greater(limit_sq) {
-                    let scale = max_speed / speed_sq.sqrt();
-                    vx = speed_sq.if_greater(limit_sq, vx * scale, vx);
-                    vy = speed_sq.if_greater(limit_sq, vy * scale, vy);
+                if any_greater(speed_sq, limit_sq) {
+                    let scale = max_speed / narrow::Lanes::sqrt(speed_sq);
+                    vx = if_greater(speed_sq, limit_sq, vx * scale, vx);
+                    vy = if_greater(speed_sq, limit_sq, vy * scale, vy);
                 }
-                w = (h8 * w)
-                    .abs()
-                    .if_greater(max_rotation, w.signum() * max_rotation / h8, w);
+                let turn_size = narrow::Lanes::abs(h8 * w);
+                w = if_greater(turn_size, max_rotation, signum(w) * max_rotation / h8, w);
                 let dpx = dpx + h8 * vx;
                 let dpy = dpy + h8 * vy;
                 let turn = h8 * w;
@@ -456,7 +391,7 @@ fn small_rotation(theta: Avx8) -> (Avx8, Avx8) {
     let t2 = theta * theta;
     let c = one - t2 * (k(0.5) - t2 * (k(1.0 / 24.0) - t2 * k(1.0 / 720.0)));
     let s = theta * (one - t2 * (k(1.0 / 6.0) - t2 * (k(1.0 / 120.0) - t2 * k(1.0 / 5040.0))));
-    let inv_len = one / (c * c + s * s).sqrt();
+    let inv_len = one / narrow::Lanes::sqrt(c * c + s * s);
     (c * inv_len, s * inv_len)
 }
 
