@@ -9,7 +9,10 @@ use carom_shapes::{Circle, Segment, Stadium, Transform};
 use glam::Vec2;
 
 use crate::features::CIRCLE;
-use crate::segment_circle::{core_feature, segment_circle_offset, SegmentCircleOffset};
+use crate::segment_circle::{
+    core_feature, segment_circle_offset, SegmentCircleOffset, COINCIDENT_NORMAL,
+};
+use crate::vector::unit_and_length;
 use crate::{ContactManifold, FeatureId};
 
 /// Contact between two circles.
@@ -71,6 +74,13 @@ pub fn collide_stadium_circle(
 }
 
 /// Circle–circle contact from world-space centres and radii.
+///
+/// This is the segment–circle offset for a core of no length, at A's
+/// centre: the foot of B's centre is A's centre itself, so the offset is
+/// the unit vector and length of `center_b − center_a` (the coincident
+/// normal when the centres coincide). Written out here it skips the
+/// projection a real core needs, with the same operations and so the same
+/// bits as [`segment_circle_offset`] gives.
 pub(crate) fn circle_circle(
     center_a: Vec2,
     radius_a: f32,
@@ -78,10 +88,18 @@ pub(crate) fn circle_circle(
     radius_b: f32,
     margin: f32,
 ) -> ContactManifold {
-    let mut offset = segment_circle_offset(center_a, center_a, center_b, radius_a + radius_b);
-    if offset.distance == 0.0 && radius_a > radius_b {
-        offset.normal = -offset.normal;
+    let (mut normal, distance) =
+        unit_and_length(center_b - center_a).unwrap_or((COINCIDENT_NORMAL, 0.0));
+    if distance == 0.0 && radius_a > radius_b {
+        normal = -normal;
     }
+    let offset = SegmentCircleOffset {
+        closest: center_a,
+        fraction: 0.0,
+        normal,
+        distance,
+        separation: distance - (radius_a + radius_b),
+    };
     rounded_contact(&offset, radius_a, FeatureId::new(CIRCLE, CIRCLE), margin)
 }
 
@@ -117,8 +135,39 @@ fn rounded_contact(
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::features::{END_A, END_B, SIDE};
+
+    /// Circle–circle through the general offset, with a core of no length.
+    fn through_the_offset(ca: Vec2, ra: f32, cb: Vec2, rb: f32, margin: f32) -> ContactManifold {
+        let mut offset = segment_circle_offset(ca, ca, cb, ra + rb);
+        if offset.distance == 0.0 && ra > rb {
+            offset.normal = -offset.normal;
+        }
+        rounded_contact(&offset, ra, FeatureId::new(CIRCLE, CIRCLE), margin)
+    }
+
+    proptest! {
+        /// The written-out circle pair gives the general offset's bits, for
+        /// centres apart, touching, overlapping and coinciding.
+        #[test]
+        fn circle_pairs_match_the_offset_with_a_core_of_no_length(
+            (ax, ay, bx, by) in (-3.0f32..3.0, -3.0f32..3.0, -3.0f32..3.0, -3.0f32..3.0),
+            (ra, rb, margin) in (0.05f32..1.0, 0.05f32..1.0, 0.0f32..0.5),
+            same_centre in prop::bool::weighted(0.1),
+        ) {
+            let ca = Vec2::new(ax, ay);
+            let cb = if same_centre { ca } else { Vec2::new(bx, by) };
+            let direct = circle_circle(ca, ra, cb, rb, margin);
+            let general = through_the_offset(ca, ra, cb, rb, margin);
+            prop_assert_eq!(direct.count, general.count);
+            prop_assert_eq!(direct.normal.to_array().map(f32::to_bits), general.normal.to_array().map(f32::to_bits));
+            let bits = |m: &ContactManifold| m.points.map(|p| (p.point.x.to_bits(), p.point.y.to_bits(), p.separation.to_bits(), p.id));
+            prop_assert_eq!(bits(&direct), bits(&general));
+        }
+    }
 
     fn circle(x: f32, y: f32, r: f32) -> Circle {
         Circle::new(Vec2::new(x, y), r).unwrap()
