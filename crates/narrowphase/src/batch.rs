@@ -80,9 +80,9 @@ struct Waiting<'a> {
 }
 
 impl Waiting<'_> {
-    /// Fills the lanes before any pair arrives. (The lanes of a group that
-    /// is flushed before it is full keep earlier pairs, whose answers are
-    /// dropped.)
+    /// Fills the batch's places before any pair arrives; only waiting pairs
+    /// are ever computed (a group flushed before it is full repeats its
+    /// first pair in the spare lanes, and drops their answers).
     const IDLE: Waiting<'static> = Waiting {
         slot: 0,
         a: &PosedCapsule::UNIT,
