@@ -754,6 +754,36 @@ mod tests {
     }
 
     #[test]
+    fn the_world_counts_its_stadiums_as_shapes_come_and_go() {
+        // The count only chooses how pairs are computed (the contacts are
+        // the same either way, see below), but it must not drift.
+        use crate::body::{BodyDef, Material};
+        use crate::settings::WorldSettings;
+        use crate::world::World;
+        use carom_shapes::{Circle, Stadium};
+        use glam::Vec2;
+        let mut world = World::new(WorldSettings::default()).unwrap();
+        let stadium = || Stadium::new(Vec2::new(-0.5, 0.0), Vec2::new(0.5, 0.0), 0.2).unwrap();
+        let log = world.create_body(BodyDef::dynamic()).unwrap();
+        world
+            .add_shape(log, stadium(), Material::default())
+            .unwrap();
+        world
+            .add_shape(log, stadium(), Material::default())
+            .unwrap();
+        let ball = world
+            .create_body(BodyDef::dynamic().position(3.0, 0.0))
+            .unwrap();
+        let circle = Circle::new(Vec2::ZERO, 0.3).unwrap();
+        world.add_shape(ball, circle, Material::default()).unwrap();
+        assert_eq!(world.stadiums, 2);
+        world.remove_body(ball).unwrap();
+        assert_eq!(world.stadiums, 2);
+        world.remove_body(log).unwrap();
+        assert_eq!(world.stadiums, 0);
+    }
+
+    #[test]
     fn capsule_contacts_come_out_the_same_batched_or_one_at_a_time() {
         // The capsules scene twice: one world computes its rounded-segment
         // pairs eight at a time, the other (told it has no stadiums) one at
