@@ -453,7 +453,6 @@ impl BroadPhase {
             // A handful moved: their partners are found by testing every
             // box, with no grid. The kinematic tree, which continuous
             // collision reads, must still follow its shapes.
-            let index = &mut self.index;
             if index.kinematic_moved() {
                 index.rebuild_kinematic_tree();
             }
@@ -837,25 +836,19 @@ impl Index {
     /// Rebuilds the kinematic and large-shape trees, and the static one
     /// when the shapes changed.
     fn build_trees(&mut self, fresh: bool) {
-        let in_slot = |slot: Slot| {
-            let boxes = self.slots.iter().zip(&self.enlarged).enumerate();
-            boxes
-                .filter(move |(_, (s, _))| **s == slot)
-                .map(|(i, (_, b))| (i as u32, *b))
-        };
         if fresh {
-            self.static_tree.rebuild(in_slot(Slot::Static));
+            let items = boxes_in(&self.slots, &self.enlarged, Slot::Static);
+            self.static_tree.rebuild(items);
         }
-        self.large_tree.rebuild(in_slot(Slot::Large));
+        let items = boxes_in(&self.slots, &self.enlarged, Slot::Large);
+        self.large_tree.rebuild(items);
         self.rebuild_kinematic_tree();
     }
 
     /// Rebuilds the kinematic tree from the kinematic shapes' enlarged
     /// boxes.
     fn rebuild_kinematic_tree(&mut self) {
-        let boxes = self.slots.iter().zip(&self.enlarged).enumerate();
-        let kinematic = boxes.filter(|(_, (s, _))| **s == Slot::Kinematic);
-        let items = kinematic.map(|(i, (_, b))| (i as u32, *b));
+        let items = boxes_in(&self.slots, &self.enlarged, Slot::Kinematic);
         self.kinematic_tree.rebuild(items);
     }
 
@@ -1027,6 +1020,19 @@ fn write_all<T>(slots: &mut [MaybeUninit<T>], items: impl Iterator<Item = T>) ->
         count += 1;
     }
     count
+}
+
+/// The shapes indexed as `slot`, each with its enlarged box (`slots` and
+/// `enlarged` hold one entry per shape).
+fn boxes_in<'a>(
+    slots: &'a [Slot],
+    enlarged: &'a [Aabb],
+    slot: Slot,
+) -> impl Iterator<Item = (u32, Aabb)> + 'a {
+    let shapes = slots.iter().zip(enlarged).enumerate();
+    shapes
+        .filter(move |(_, (s, _))| **s == slot)
+        .map(|(i, (_, b))| (i as u32, *b))
 }
 
 /// The slack an enlarged box gets beyond the needed box: a tenth of the
