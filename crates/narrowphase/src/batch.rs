@@ -295,6 +295,31 @@ struct Closest<L> {
 }
 
 impl<L: Lanes> Closest<L> {
+    /// The closest points of cores `a` and `b` that do not cross: the best
+    /// of the four end-to-core feet, the first on ties (the one-pair
+    /// routine's order).
+    #[inline(always)]
+    fn of(a: &Core<L>, b: &Core<L>) -> Closest<L> {
+        let (on_b, id_b) = b.foot(a.a);
+        let mut closest = Closest {
+            on_a: a.a,
+            on_b,
+            id_a: feature(END_A),
+            id_b,
+            distance_sq: on_b.sub(a.a).length_sq(),
+        };
+        let (on_b, id_b) = b.foot(a.b);
+        let d = on_b.sub(a.b).length_sq();
+        closest.keep_nearer(a.b, on_b, feature(END_B), id_b, d);
+        let (on_a, id_a) = a.foot(b.a);
+        let d = b.a.sub(on_a).length_sq();
+        closest.keep_nearer(on_a, b.a, id_a, feature(END_A), d);
+        let (on_a, id_a) = a.foot(b.b);
+        let d = b.b.sub(on_a).length_sq();
+        closest.keep_nearer(on_a, b.b, id_a, feature(END_B), d);
+        closest
+    }
+
     /// Takes the candidate in the lanes where it is strictly nearer.
     #[inline(always)]
     fn keep_nearer(&mut self, on_a: V2<L>, on_b: V2<L>, id_a: L, id_b: L, distance_sq: L) {
@@ -377,34 +402,8 @@ fn collide_group<L: Lanes>(waiting: &[Waiting], out: &mut [MaybeUninit<ContactMa
         b_length,
     );
 
-    // Cores that properly cross: each one's ends strictly on both sides of
-    // the other's line.
-    let (da, db) = (a.b.sub(a.a), b.b.sub(b.a));
-    let opposite = |x: L, y: L| (x.gt(zero).and(y.lt(zero))).or(x.lt(zero).and(y.gt(zero)));
-    let crossing = opposite(da.perp_dot(b.a.sub(a.a)), da.perp_dot(b.b.sub(a.a))).and(opposite(
-        db.perp_dot(a.a.sub(b.a)),
-        db.perp_dot(a.b.sub(b.a)),
-    ));
-
-    // Closest points: the best of the four end-to-core feet, the first on
-    // ties.
-    let (on_b, id_b) = b.foot(a.a);
-    let mut closest = Closest {
-        on_a: a.a,
-        on_b,
-        id_a: feature(END_A),
-        id_b,
-        distance_sq: on_b.sub(a.a).length_sq(),
-    };
-    let (on_b, id_b) = b.foot(a.b);
-    let d = on_b.sub(a.b).length_sq();
-    closest.keep_nearer(a.b, on_b, feature(END_B), id_b, d);
-    let (on_a, id_a) = a.foot(b.a);
-    let d = b.a.sub(on_a).length_sq();
-    closest.keep_nearer(on_a, b.a, id_a, feature(END_A), d);
-    let (on_a, id_a) = a.foot(b.b);
-    let d = b.b.sub(on_a).length_sq();
-    closest.keep_nearer(on_a, b.b, id_a, feature(END_B), d);
+    let crossing = crossing(&a, &b);
+    let closest = Closest::of(&a, &b);
 
     // One point, between the closest points.
     let gap = closest.on_b.sub(closest.on_a);
@@ -422,48 +421,17 @@ fn collide_group<L: Lanes>(waiting: &[Waiting], out: &mut [MaybeUninit<ContactMa
         .add(origin);
     let apart = separation.gt(margin);
 
-    // Two points, for nearly parallel cores: the reference face is the side
-    // of A or of B facing the other core, whichever the other core's ends
-    // clear best (with a bias towards A).
-    let flat = a.axis.perp_dot(b.axis).abs().le(L::splat(FLAT_SIN));
-    let (side_a, clear_a) = facing_side(a.axis.perp(), a.a, &b);
-    let (side_b, clear_b) = facing_side(b.axis.perp(), b.a, &a);
-    let on_a_face = (clear_a + L::splat(REFERENCE_BIAS)).ge(clear_b);
-    let n = V2::select(on_a_face, side_a, side_b);
-    let along = V2::select(on_a_face, a.axis, b.axis);
-    let length = on_a_face.select(a.length, b.length);
-    let start = V2::select(on_a_face, a.a, b.a).add(n.scale(on_a_face.select(ra, rb)));
-    let inward = n.neg();
-    let incident_radius = on_a_face.select(rb, ra);
-    let x0 = V2::select(on_a_face, b.a, a.a).add(inward.scale(incident_radius));
-    let x1 = V2::select(on_a_face, b.b, a.b).add(inward.scale(incident_radius));
-    let s0 = x0.sub(start).dot(along);
-    let s1 = x1.sub(start).dot(along);
-    let overlap = s0.max(s1).min(length) - s0.min(s1).max(zero);
-    let clipped = overlap.ge(L::splat(MIN_CLIP_LENGTH));
-    let c0 = pull_in(x0, s0, x1, s1, length);
-    let c1 = pull_in(x1, s1, x0, s0, length);
-    let separation_0 = c0.sub(start).dot(n);
-    let separation_1 = c1.sub(start).dot(n);
-    let point_0 = c0.sub(n.scale(half * separation_0)).add(origin);
-    let point_1 = c1.sub(n.scale(half * separation_1)).add(origin);
-    let deepest = separation_1
-        .lt(separation_0)
-        .select(separation_1, separation_0);
-    let agrees = (deepest - separation)
-        .abs()
-        .le(L::splat(TWO_POINT_TOLERANCE));
-    let two = flat.and(clipped).and(agrees);
+    let flat = FlatLanes::of(&a, &b, ra, rb, origin, separation);
 
     let all = (1 << LANES) - 1;
     let not = |mask: L| !mask.bits() & all;
     let masks = Masks {
         rare: crossing.bits() | not(plain) | not(a.length.gt(zero)) | not(b.length.gt(zero)),
         apart: apart.bits(),
-        two: two.bits(),
-        on_a_face: on_a_face.bits(),
-        keep_0: separation_0.le(margin).bits(),
-        keep_1: separation_1.le(margin).bits(),
+        two: flat.kept.bits(),
+        on_a_face: flat.on_a_face.bits(),
+        keep_0: flat.separations[0].le(margin).bits(),
+        keep_1: flat.separations[1].le(margin).bits(),
     };
     let one = OnePoint {
         normal: normal.to_array(),
@@ -473,11 +441,85 @@ fn collide_group<L: Lanes>(waiting: &[Waiting], out: &mut [MaybeUninit<ContactMa
         id_b: closest.id_b.to_array(),
     };
     let two = TwoPoints {
-        normal: n.to_array(),
-        points: [point_0.to_array(), point_1.to_array()],
-        separations: [separation_0.to_array(), separation_1.to_array()],
+        normal: flat.normal.to_array(),
+        points: flat.points.map(V2::to_array),
+        separations: flat.separations.map(L::to_array),
     };
     write_manifolds(waiting, &masks, &one, &two, out);
+}
+
+/// Per lane, whether the cores properly cross: each one's ends strictly on
+/// both sides of the other's line.
+#[inline(always)]
+fn crossing<L: Lanes>(a: &Core<L>, b: &Core<L>) -> L {
+    let zero = L::splat(0.0);
+    let (da, db) = (a.b.sub(a.a), b.b.sub(b.a));
+    let opposite = |x: L, y: L| (x.gt(zero).and(y.lt(zero))).or(x.lt(zero).and(y.gt(zero)));
+    opposite(da.perp_dot(b.a.sub(a.a)), da.perp_dot(b.b.sub(a.a))).and(opposite(
+        db.perp_dot(a.a.sub(b.a)),
+        db.perp_dot(a.b.sub(b.a)),
+    ))
+}
+
+/// The two-point contact of each lane's cores, as the one-pair routine's
+/// flat contact computes it, and whether it applies.
+struct FlatLanes<L> {
+    /// Where the cores are nearly parallel, the clipped overlap is long
+    /// enough and the deeper point agrees with the exact separation.
+    kept: L,
+    /// Whether the reference face is A's side.
+    on_a_face: L,
+    /// The reference face's outward normal.
+    normal: V2<L>,
+    points: [V2<L>; 2],
+    separations: [L; 2],
+}
+
+impl<L: Lanes> FlatLanes<L> {
+    /// The reference face is the side of A or of B facing the other core,
+    /// whichever the other core's ends clear best (with a bias towards A);
+    /// the other core's facing side is clipped to it, and each clipped end
+    /// is a point, moved back by `origin`. `exact` is the one-point
+    /// separation the deeper point must reproduce.
+    #[inline(always)]
+    fn of(a: &Core<L>, b: &Core<L>, ra: L, rb: L, origin: V2<L>, exact: L) -> FlatLanes<L> {
+        let half = L::splat(0.5);
+        let flat = a.axis.perp_dot(b.axis).abs().le(L::splat(FLAT_SIN));
+        let (side_a, clear_a) = facing_side(a.axis.perp(), a.a, b);
+        let (side_b, clear_b) = facing_side(b.axis.perp(), b.a, a);
+        let on_a_face = (clear_a + L::splat(REFERENCE_BIAS)).ge(clear_b);
+        let n = V2::select(on_a_face, side_a, side_b);
+        let along = V2::select(on_a_face, a.axis, b.axis);
+        let length = on_a_face.select(a.length, b.length);
+        let start = V2::select(on_a_face, a.a, b.a).add(n.scale(on_a_face.select(ra, rb)));
+        let inward = n.neg();
+        let incident_radius = on_a_face.select(rb, ra);
+        let x0 = V2::select(on_a_face, b.a, a.a).add(inward.scale(incident_radius));
+        let x1 = V2::select(on_a_face, b.b, a.b).add(inward.scale(incident_radius));
+        let s0 = x0.sub(start).dot(along);
+        let s1 = x1.sub(start).dot(along);
+        let overlap = s0.max(s1).min(length) - s0.min(s1).max(L::splat(0.0));
+        let clipped = overlap.ge(L::splat(MIN_CLIP_LENGTH));
+        let ends = [
+            pull_in(x0, s0, x1, s1, length),
+            pull_in(x1, s1, x0, s0, length),
+        ];
+        let separations = ends.map(|c| c.sub(start).dot(n));
+        let points = [0, 1].map(|k| {
+            let c = ends[k];
+            c.sub(n.scale(half * separations[k])).add(origin)
+        });
+        let [s_0, s_1] = separations;
+        let deepest = s_1.lt(s_0).select(s_1, s_0);
+        let agrees = (deepest - exact).abs().le(L::splat(TWO_POINT_TOLERANCE));
+        FlatLanes {
+            kept: flat.and(clipped).and(agrees),
+            on_a_face,
+            normal: n,
+            points,
+            separations,
+        }
+    }
 }
 
 /// Per lane, one bit each: the outcomes that shape a lane's manifold.
