@@ -487,3 +487,48 @@ fn time_of_impact_stops_a_ball_that_no_speculative_contact_foresaw() {
     // is exercising the time of impact, not the speculative contact.
     assert!(drop_under_huge_gravity(false) < 0.0);
 }
+
+/// More circles than the solver has graph colours strike one body at once,
+/// so some of its contacts are solved in the overflow set. With no gravity
+/// and no walls, every impulse acts on two bodies in opposite directions,
+/// so the total momentum must stay what it was.
+#[test]
+fn a_body_struck_by_more_circles_than_colours_conserves_momentum() {
+    let mut world = world_with_gravity(Vec2::ZERO);
+    let mut bodies = vec![add_ball(&mut world, 0.0, 0.0, 4.0, frictionless())];
+    let strikers = 60;
+    for i in 0..strikers {
+        // On the left half of a ring just outside the big disc, moving in.
+        let angle =
+            std::f32::consts::FRAC_PI_2 + std::f32::consts::PI * (i as f32 + 0.5) / strikers as f32;
+        let direction = Vec2::new(angle.cos(), angle.sin());
+        let at = 4.15 * direction;
+        let v = -2.0 * direction;
+        let def = BodyDef::dynamic().position(at.x, at.y).velocity(v.x, v.y);
+        bodies.push(add_body(&mut world, def, disc(0.1), frictionless()));
+    }
+    let momentum = |world: &World| -> Vec2 {
+        bodies
+            .iter()
+            .map(|&b| {
+                let body = world.body(b).unwrap();
+                body.mass() * body.linear_velocity()
+            })
+            .sum()
+    };
+    let before = momentum(&world);
+    let mut most_points = 0;
+    for _ in 0..30 {
+        world.step();
+        most_points = most_points.max(world.stats().contact_points);
+        let now = momentum(&world);
+        assert!(
+            (now - before).length() < 1e-4 * before.length(),
+            "momentum {now}, was {before}"
+        );
+    }
+    assert!(
+        most_points > 40,
+        "only {most_points} contact points at once"
+    );
+}

@@ -405,18 +405,22 @@ impl<const N: usize> ConstraintSet<N> {
     }
 
     /// Cuts each colour's constraints into batches of eight (a colour's
-    /// last batch may have fewer).
+    /// last batch may have fewer). The overflow set, last, goes one
+    /// constraint per batch: its constraints may share a body, and lanes
+    /// that did would each write the body back over the others' impulses.
     fn plan_batches(&mut self) {
         self.batch_lanes.clear();
         self.color_batches.clear();
         let mut begin = 0;
-        for &end in &self.color_ends {
+        let overflow = self.color_ends.len().saturating_sub(1);
+        for (color, &end) in self.color_ends.iter().enumerate() {
             let end = end as usize;
             let first = self.batch_lanes.len() as u32;
+            let lanes = if color == overflow { 1 } else { LANES };
             self.batch_lanes.extend(
                 (begin..end)
-                    .step_by(LANES)
-                    .map(|start| (start, (start + LANES).min(end))),
+                    .step_by(lanes)
+                    .map(|start| (start, (start + lanes).min(end))),
             );
             self.color_batches
                 .push((first, self.batch_lanes.len() as u32));
