@@ -10,10 +10,12 @@
 //!    **relax** without bias, removing the push-out velocity;
 //! 3. **restitution**, then **store** the impulses for the next step.
 //!
-//! Constraints are grouped by graph colour ([`crate::graph`]); within a
-//! colour no two constraints share a dynamic body, so the batches of a
-//! colour can be solved by several threads at once, split any way, and the
-//! result is bit-identical for any number of threads. [`stages`] runs the
+//! Constraints are grouped into regions and by graph colour within each
+//! region ([`crate::graph`]); within a colour no two constraints share a
+//! dynamic body, so they are solved eight at a time in SIMD lanes, and no
+//! two regions of one region colour share one either, so those regions can
+//! be solved by several threads at once, split any way, with a result that
+//! is bit-identical for any number of threads. [`stages`] runs the
 //! preparing, the substeps and the storing, on as many threads as the pool
 //! has, with one fork-join per step.
 
@@ -46,6 +48,16 @@ use wide::{BatchInput, WideConstraint, WideLane, WidePass, LANES};
 
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
+
+/// Contacts per region of the constraint graph (see [`crate::graph`]): a
+/// region's bodies' states (some 1,500 in a pile, 48 KB) stay in a core's
+/// cache while its colours are solved, and a pile of 10,000 circles has
+/// enough regions to share among threads.
+const REGION_CONTACTS: usize = 2048;
+/// Below this many contacts the constraints are coloured as one region:
+/// such a step runs its stages on one thread (see `stages`), and its
+/// bodies' states fit in a core's cache anyway.
+const MIN_REGIONED_CONTACTS: usize = 16_384;
 
 /// A body's centre and inverse masses, as constraints are prepared: four
 /// `f32` in this order (the AVX2 path loads them as one quad).
@@ -270,34 +282,55 @@ impl Solver {
     }
 
     /// Colours the contacts that move a body (those among sleeping or fixed
-    /// bodies need no constraint); returns the contacts' indices grouped by
-    /// colour (see [`Coloring::ranges`]), in memory lent by `scratch`.
+    /// bodies need no constraint), in regions once there are enough of
+    /// them; returns the contacts' indices in the order the solver runs
+    /// them (see [`Coloring`]), in memory lent by `scratch`.
     fn color<'s>(&mut self, contacts: &ContactSet, scratch: &'s mut SharedScratch) -> &'s [u32] {
         let dynamic = &self.dynamic;
-        let (used, keys, order) = scratch.lend_three(dynamic.len(), contacts.len(), contacts.len());
-        let ends = |i: u32| dynamic[i as usize].then_some(i);
-        let items = contacts.as_slice().iter().map(|c| {
+        let contacts = contacts.as_slice();
+        let (bodies, keys, order) =
+            scratch.lend_three(dynamic.len(), contacts.len(), contacts.len());
+        let ends = |i: usize| {
+            let c = &contacts[i];
+            let end = |b: u32| dynamic[b as usize].then_some(b);
             let moves = dynamic[c.body_a as usize] || dynamic[c.body_b as usize];
-            moves.then(|| ([ends(c.body_a), ends(c.body_b)], c.manifold.count == 2))
-        });
-        self.coloring
-            .build(items, ColoringSlots { used, keys, order })
+            moves.then(|| ([end(c.body_a), end(c.body_b)], c.manifold.count == 2))
+        };
+        let region_len = if contacts.len() < MIN_REGIONED_CONTACTS {
+            contacts.len().max(1)
+        } else {
+            REGION_CONTACTS
+        };
+        let slots = ColoringSlots {
+            bodies,
+            keys,
+            order,
+        };
+        self.coloring.build(contacts.len(), ends, region_len, slots)
     }
 
-    /// Lists the constraints of each point count by colour, and plans their
-    /// SIMD batches. `order` lists contacts by colour, as
-    /// [`Coloring::ranges`] reads it.
+    /// Lists the constraints of each point count by group (a colour of a
+    /// region), and plans their SIMD batches. `order` lists contacts in the
+    /// order [`Coloring::ranges`] reads it.
     fn split_by_points(&mut self, order: &[u32]) {
         self.ones.clear();
         self.twos.clear();
-        // The colouring puts each colour's one-point constraints before its
+        // The colouring puts each group's one-point constraints before its
         // two-point ones, so each set takes a run, with no branch per contact.
-        for &[begin, split, end] in &self.coloring.ranges {
-            let (ones, twos) = (begin as usize..split as usize, split as usize..end as usize);
-            self.ones.sources.extend_from_slice(&order[ones]);
-            self.twos.sources.extend_from_slice(&order[twos]);
-            self.ones.end_color();
-            self.twos.end_color();
+        let mut group = 0;
+        for &region_end in &self.coloring.region_ends {
+            let region_end = region_end as usize;
+            for g in group..region_end {
+                let [begin, split, end] = self.coloring.ranges[g];
+                let (ones, twos) = (begin as usize..split as usize, split as usize..end as usize);
+                self.ones.sources.extend_from_slice(&order[ones]);
+                self.twos.sources.extend_from_slice(&order[twos]);
+                // A region's last group is its overflow set.
+                let overflow = g + 1 == region_end;
+                self.ones.end_group(overflow);
+                self.twos.end_group(overflow);
+            }
+            group = region_end;
         }
         self.ones.plan_batches();
         self.twos.plan_batches();
@@ -367,18 +400,20 @@ pub(crate) fn set_pose(b: &mut Body, q: Rot) {
     };
 }
 
-/// The constraints of one point count, in SIMD batches grouped by colour.
+/// The constraints of one point count, in SIMD batches grouped by colour
+/// within each region (see [`Coloring`]).
 #[derive(Debug, Default)]
 struct ConstraintSet<const N: usize> {
-    /// The contact of each constraint, grouped by colour.
+    /// The contact of each constraint, by group.
     sources: Vec<u32>,
-    /// Per colour: the end of its run in `sources`.
-    color_ends: Vec<u32>,
+    /// Per group: the end of its run in `sources`, and whether it is an
+    /// overflow set.
+    group_ends: Vec<(u32, bool)>,
     /// Per batch: the `sources` its lanes come from (batches of eight, in
     /// the order of `sources`).
     batch_lanes: Vec<(usize, usize)>,
-    /// Per colour: its range of the set's batches.
-    color_batches: Vec<(u32, u32)>,
+    /// Per group: its range of the set's batches.
+    group_batches: Vec<(u32, u32)>,
 }
 
 /// Slots for a step's constraint batches, one- and two-point (one slot
@@ -391,12 +426,12 @@ struct BatchSlots<'a> {
 impl<const N: usize> ConstraintSet<N> {
     fn clear(&mut self) {
         self.sources.clear();
-        self.color_ends.clear();
+        self.group_ends.clear();
     }
 
-    /// Closes the current colour's run of `sources`.
-    fn end_color(&mut self) {
-        self.color_ends.push(self.sources.len() as u32);
+    /// Closes the current group's run of `sources`.
+    fn end_group(&mut self, overflow: bool) {
+        self.group_ends.push((self.sources.len() as u32, overflow));
     }
 
     /// How many batches the constraints take.
@@ -404,25 +439,24 @@ impl<const N: usize> ConstraintSet<N> {
         self.batch_lanes.len()
     }
 
-    /// Cuts each colour's constraints into batches of eight (a colour's
-    /// last batch may have fewer). The overflow set, last, goes one
-    /// constraint per batch: its constraints may share a body, and lanes
-    /// that did would each write the body back over the others' impulses.
+    /// Cuts each group's constraints into batches of eight (a group's last
+    /// batch may have fewer). An overflow set goes one constraint per
+    /// batch: its constraints may share a body, and lanes that did would
+    /// each write the body back over the others' impulses.
     fn plan_batches(&mut self) {
         self.batch_lanes.clear();
-        self.color_batches.clear();
+        self.group_batches.clear();
         let mut begin = 0;
-        let overflow = self.color_ends.len().saturating_sub(1);
-        for (color, &end) in self.color_ends.iter().enumerate() {
+        for &(end, overflow) in &self.group_ends {
             let end = end as usize;
             let first = self.batch_lanes.len() as u32;
-            let lanes = if color == overflow { 1 } else { LANES };
+            let lanes = if overflow { 1 } else { LANES };
             self.batch_lanes.extend(
                 (begin..end)
                     .step_by(lanes)
                     .map(|start| (start, (start + lanes).min(end))),
             );
-            self.color_batches
+            self.group_batches
                 .push((first, self.batch_lanes.len() as u32));
             begin = end;
         }
@@ -663,6 +697,31 @@ mod tests {
         }
         assert!(checked > 0, "no batch with {N} points was checked");
         (checked - bouncy, bouncy)
+    }
+
+    #[test]
+    fn a_large_pile_is_solved_in_regions_with_the_same_bits_on_any_thread_count() {
+        let hashes = [1, 2, 3].map(|threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut world = Scene::circle_pile(12_000).build_world().unwrap();
+            pool.install(|| {
+                for _ in 0..90 {
+                    world.step();
+                }
+            });
+            let coloring = &world.solver.coloring;
+            assert!(
+                coloring.region_ends.len() > 4 && coloring.region_color_ends.len() > 2,
+                "{} regions in {} region colours",
+                coloring.region_ends.len(),
+                coloring.region_color_ends.len()
+            );
+            world.state_hash()
+        });
+        assert!(hashes[1..].iter().all(|&h| h == hashes[0]), "{hashes:x?}");
     }
 
     #[test]

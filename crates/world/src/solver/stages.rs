@@ -1,10 +1,11 @@
 //! The solver's step on several threads with one fork-join per step.
 //!
-//! A step runs some 150 short stages one after the other: prepare the
+//! A step runs some 60 short stages one after the other: prepare the
 //! constraint batches; per substep, integrate velocities, warm start, solve
-//! and relax each graph colour, and integrate positions; then restitution
-//! per colour; and last, copy the impulses back into the contacts and the
-//! motion into the bodies. Run as one parallel
+//! and relax the regions of each region colour (see [`crate::graph`]), and
+//! integrate positions; then restitution per region colour; and last, copy
+//! the impulses back into the contacts and the motion into the bodies. Run
+//! as one parallel
 //! loop each, the helper thread would fall asleep between stages and have
 //! to be woken by a system call every time, which costs more than most
 //! stages. Instead the calling thread *leads*: it publishes the stages one
@@ -14,10 +15,10 @@
 //! Nothing waits for a helper: the leader claims blocks too and finishes
 //! every stage by itself if no helper ever starts (a pool busy with other
 //! work), and a helper that starts late joins whatever stage is current.
-//! Within a stage, blocks touch disjoint data (bodies are split by index;
-//! the batches of one colour share no dynamic body) and each is computed the
-//! same way whoever claims it, so the result is the same bits for any
-//! number of threads.
+//! Within a stage, blocks touch disjoint data (bodies and batches are split
+//! by index; the regions of one region colour share no dynamic body) and
+//! each is computed the same way whoever claims it, so the result is the
+//! same bits for any number of threads.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -79,12 +80,11 @@ enum Work {
     },
     IntegrateVelocities,
     IntegratePositions,
-    /// A pass over one colour's batches, one- and two-point together
-    /// (`ones` one-point batches first, then the two-point ones).
+    /// A pass over the regions of one region colour, each region's groups
+    /// in turn, one- and two-point batches of a group together.
     Constraints {
         pass: Pass,
-        color: usize,
-        ones: usize,
+        region_color: usize,
     },
     /// Copy every batch's impulses into its contacts.
     StoreImpulses {
@@ -223,6 +223,8 @@ impl Solver {
             colliders: colliders.as_mut_ptr(),
             ones: SetPtr::of(&self.ones, slots.ones),
             twos: SetPtr::of(&self.twos, slots.twos),
+            region_ends: &self.coloring.region_ends,
+            region_color_ends: &self.coloring.region_color_ends,
             isa: self.isa,
             passes,
         };
@@ -239,9 +241,10 @@ impl Solver {
         });
     }
 
-    /// The stages of one step, in order, empty colours left out. On one
-    /// thread every stage is a single block; the overflow set always is, as
-    /// its constraints may share bodies and must run in order.
+    /// The stages of one step, in order. On one thread every stage is a
+    /// single block; on several, a constraint stage's block is one region,
+    /// except for the regions that overflowed the region colours, which may
+    /// share bodies and must run in order.
     fn plan_stages(&mut self, substeps: u32, threads: usize) {
         let split = |items: usize, block_len: usize| if threads > 1 { block_len } else { items };
         let bodies = self.states.len();
@@ -249,24 +252,21 @@ impl Solver {
             self.ones.batch_count(),
             self.ones.batch_count() + self.twos.batch_count(),
         );
-        let colors = self.ones.color_batches.len();
-        let parallel_colors = self.coloring.color_count();
+        let region_color_ends = &self.coloring.region_color_ends;
         let mut stages = std::mem::take(&mut self.stages);
         stages.clear();
         let constraints = |stages: &mut Vec<Stage>, pass: Pass| {
-            for color in 0..colors {
-                let ones = self.ones.color_len(color);
-                let items = ones + self.twos.color_len(color);
-                if items == 0 {
+            let mut first = 0;
+            for (region_color, &end) in region_color_ends.iter().enumerate() {
+                let regions = end as usize - first;
+                first = end as usize;
+                if regions == 0 {
                     continue;
                 }
-                let block_len = if color < parallel_colors {
-                    split(items, BATCH_BLOCK)
-                } else {
-                    items
-                };
-                let work = Work::Constraints { pass, color, ones };
-                stages.push(Stage::new(work, items, block_len));
+                let overflow = region_color + 1 == region_color_ends.len();
+                let block_len = if overflow { regions } else { split(regions, 1) };
+                let work = Work::Constraints { pass, region_color };
+                stages.push(Stage::new(work, regions, block_len));
             }
         };
         let body_stage = |work| Stage::new(work, bodies, split(bodies, BODY_BLOCK));
@@ -291,20 +291,13 @@ impl Solver {
     }
 }
 
-impl<const N: usize> ConstraintSet<N> {
-    fn color_len(&self, color: usize) -> usize {
-        let (first, end) = self.color_batches[color];
-        (end - first) as usize
-    }
-}
-
 /// One constraint set's batches, reachable from every thread, with what
 /// says which contacts they come from.
 struct SetPtr<'a, const N: usize> {
     /// Uninitialised until the step's first stage prepares them.
     batches: *mut WideConstraint<N>,
-    /// Per colour: its range of `batches`.
-    color_batches: &'a [(u32, u32)],
+    /// Per group: its range of `batches`.
+    group_batches: &'a [(u32, u32)],
     /// Per batch: its range of `sources`, the contacts of its lanes.
     batch_lanes: &'a [(usize, usize)],
     sources: &'a [u32],
@@ -317,7 +310,7 @@ impl<'a, const N: usize> SetPtr<'a, N> {
     ) -> SetPtr<'a, N> {
         SetPtr {
             batches: batches.as_mut_ptr().cast(),
-            color_batches: &set.color_batches,
+            group_batches: &set.group_batches,
             batch_lanes: &set.batch_lanes,
             sources: &set.sources,
         }
@@ -329,16 +322,18 @@ impl<'a, const N: usize> SetPtr<'a, N> {
         &self.sources[start..end]
     }
 
-    /// Batches `begin..end` of colour `color`.
+    /// The batches of group `group`.
     ///
     /// # Safety
     /// No other live reference may cover any of these batches.
     #[allow(clippy::mut_from_ref)]
-    unsafe fn batches(&self, color: usize, begin: usize, end: usize) -> &mut [WideConstraint<N>] {
-        let first = self.color_batches[color].0 as usize;
-        // SAFETY: the range lies inside the colour's batches, inside the
-        // buffer; the caller guarantees exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.batches.add(first + begin), end - begin) }
+    unsafe fn batches(&self, group: usize) -> &mut [WideConstraint<N>] {
+        let (first, end) = self.group_batches[group];
+        // SAFETY: the group's range lies inside the buffer; the caller
+        // guarantees exclusive access.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.batches.add(first as usize), (end - first) as usize)
+        }
     }
 }
 
@@ -362,6 +357,10 @@ struct Executor<'a> {
     colliders: *mut Collider,
     ones: SetPtr<'a, 1>,
     twos: SetPtr<'a, 2>,
+    /// Per region, in run order: the end of its groups.
+    region_ends: &'a [u32],
+    /// Per region colour: the end of its regions.
+    region_color_ends: &'a [u32],
     isa: Isa,
     passes: &'a StepPasses<'a>,
 }
@@ -464,14 +463,19 @@ impl Executor<'_> {
                     );
                 },
             },
-            Work::Constraints { pass, color, ones } => match pass {
-                Pass::WarmStart => self.constraints(&WarmStart, color, ones, begin, end),
-                Pass::Solve => self.constraints(p.solve, color, ones, begin, end),
-                Pass::Relax => self.constraints(p.relax, color, ones, begin, end),
-                Pass::Restitution => {
-                    self.constraints(p.restitution, color, ones, begin, end);
+            Work::Constraints { pass, region_color } => {
+                let first = match region_color {
+                    0 => 0,
+                    c => self.region_color_ends[c - 1] as usize,
+                };
+                let regions = first + begin..first + end;
+                match pass {
+                    Pass::WarmStart => self.constraints(&WarmStart, regions),
+                    Pass::Solve => self.constraints(p.solve, regions),
+                    Pass::Relax => self.constraints(p.relax, regions),
+                    Pass::Restitution => self.constraints(p.restitution, regions),
                 }
-            },
+            }
         }
     }
 
@@ -587,23 +591,25 @@ impl Executor<'_> {
         }
     }
 
-    /// Runs `pass` on batches `begin..end` of colour `color`, counting its
-    /// `ones` one-point batches first and its two-point batches after.
-    unsafe fn constraints<P: WidePass>(
-        &self,
-        pass: &P,
-        color: usize,
-        ones: usize,
-        begin: usize,
-        end: usize,
-    ) {
-        // SAFETY: the range belongs to this block alone (see `run_block`).
-        unsafe {
-            let batches = self.ones.batches(color, begin.min(ones), end.min(ones));
-            run_batches(batches, pass, self.states, self.dynamic, self.isa);
-            let twos = (begin.max(ones) - ones, end.max(ones) - ones);
-            let batches = self.twos.batches(color, twos.0, twos.1);
-            run_batches(batches, pass, self.states, self.dynamic, self.isa);
+    /// Runs `pass` on regions `regions` (in run order), one after the
+    /// other, each region's groups in turn, a group's one-point batches
+    /// before its two-point ones.
+    unsafe fn constraints<P: WidePass>(&self, pass: &P, regions: std::ops::Range<usize>) {
+        for region in regions {
+            let first = match region {
+                0 => 0,
+                r => self.region_ends[r - 1] as usize,
+            };
+            for group in first..self.region_ends[region] as usize {
+                // SAFETY: the region belongs to this block alone (see
+                // `run_block`).
+                unsafe {
+                    let batches = self.ones.batches(group);
+                    run_batches(batches, pass, self.states, self.dynamic, self.isa);
+                    let batches = self.twos.batches(group);
+                    run_batches(batches, pass, self.states, self.dynamic, self.isa);
+                }
+            }
         }
     }
 }
