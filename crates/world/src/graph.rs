@@ -186,13 +186,14 @@ impl Coloring {
             let body = &mut bodies[*b as usize];
             if body.region != tag {
                 // First met in this region: the last region it was in is
-                // coloured by now.
+                // coloured by now, and the region cannot take the colour
+                // of any region the body was in.
                 body.regions |= self.region_bits[body.region as usize];
+                *taken |= body.regions;
                 body.local = 0;
                 body.region = tag;
             }
             mask |= body.local;
-            *taken |= body.regions;
         }
         let free = (!mask).trailing_zeros() as usize;
         let color = if free < MAX_COLORS {
