@@ -111,8 +111,8 @@ impl Coloring {
     /// Colours the constraints of `count` items, cut into regions of
     /// `region_len` items; `ends(i)` gives item `i`'s [`Ends`], or `None`
     /// for an item that needs no constraint. The slots hold one body entry
-    /// per body (bounding the body indices) and one key and one order entry
-    /// per item. Returns the items' indices in the order the solver runs
+    /// per body (bounding the body indices) and one more, and one key and
+    /// one order entry per item. Returns the items' indices in the order the solver runs
     /// them (see [`Coloring`]), those that need no constraint last.
     pub fn build<'a>(
         &mut self,
@@ -169,7 +169,9 @@ impl Coloring {
     /// The sort key of one item of region `tag` (its index plus one; see
     /// [`ColoringSlots`]): the lowest colour neither of its bodies took in
     /// the region. Adds the colours of the earlier regions its bodies are
-    /// in to `taken`.
+    /// in to `taken`. A fixed end (`None`) reads and writes the last body
+    /// entry, kept empty, so there is no branch on which ends are fixed: a
+    /// pile's contacts with the walls come in no pattern.
     #[inline]
     fn color_item(
         &self,
@@ -181,9 +183,11 @@ impl Coloring {
         let Some((ends, second)) = item else {
             return NO_CONSTRAINT;
         };
+        let fixed = bodies.len() - 1;
+        let ends = ends.map(|end| end.map_or(fixed, |b| b as usize));
         let mut mask = 0;
-        for b in ends.iter().flatten() {
-            let body = &mut bodies[*b as usize];
+        for &b in &ends {
+            let body = &mut bodies[b];
             if body.region != tag {
                 // First met in this region: the last region it was in is
                 // coloured by now, and the region cannot take the colour
@@ -197,12 +201,16 @@ impl Coloring {
         }
         let free = (!mask).trailing_zeros() as usize;
         let color = if free < MAX_COLORS {
-            for b in ends.iter().flatten() {
-                bodies[*b as usize].local |= 1 << free;
+            for &b in &ends {
+                bodies[b].local |= 1 << free;
             }
             free as u8
         } else {
             OVERFLOW
+        };
+        bodies[fixed] = BodyColors {
+            region: tag,
+            ..BodyColors::NONE
         };
         2 * color + u8::from(second)
     }
@@ -289,7 +297,7 @@ mod tests {
         region_len: usize,
     ) -> Vec<u32> {
         let mut scratch = SharedScratch::default();
-        let (bodies, keys, order) = scratch.lend_three(bodies, items.len(), items.len());
+        let (bodies, keys, order) = scratch.lend_three(bodies + 1, items.len(), items.len());
         let slots = ColoringSlots {
             bodies,
             keys,

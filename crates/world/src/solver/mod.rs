@@ -288,6 +288,8 @@ impl Solver {
     fn color<'s>(&mut self, contacts: &ContactSet, scratch: &'s mut SharedScratch) -> &'s [u32] {
         let dynamic = &self.dynamic;
         let contacts = contacts.as_slice();
+        // One body entry per state: the null body's, last, is the one more
+        // that colouring asks for.
         let (bodies, keys, order) =
             scratch.lend_three(dynamic.len(), contacts.len(), contacts.len());
         let ends = |i: usize| {
