@@ -388,6 +388,8 @@ struct Index {
     enlarged: Vec<Aabb>,
     /// Per shape: whether its needed box left its enlarged box this step.
     moved: Vec<bool>,
+    /// Per shape: the larger side of its tight box this step.
+    sizes: Vec<f32>,
     /// The bands of the static walls (kept while the shapes stay the same)
     /// and of the kinematic ones (this step's), each sorted by shape.
     static_bands: Vec<(u32, Band)>,
@@ -721,11 +723,12 @@ impl Index {
             self.moved.resize(n, true);
             self.static_bands.clear();
         }
+        self.sizes.resize(n, 0.0);
         self.kinematic_bands.clear();
         let mut count = 0;
         let boxes = needed.iter_mut().zip(&mut self.enlarged);
-        let shapes = colliders.iter().zip(views);
-        for (i, (((c, view), (needed, enlarged)), moved)) in
+        let shapes = colliders.iter().zip(views).zip(&mut self.sizes);
+        for (i, ((((c, view), size), (needed, enlarged)), moved)) in
             shapes.zip(boxes).zip(&mut self.moved).enumerate()
         {
             let body = &bodies[c.body as usize];
@@ -733,8 +736,12 @@ impl Index {
                 BodyKind::Static => 0.0,
                 _ => body.motion_bound(dt),
             };
-            let needed = *needed.write(c.aabb.expanded(motion + half_margin));
             view.write(StepCollider::new(c, body, motion));
+            // The shapes' boxes are not kept from step to step: each is
+            // worked out here, where the shape and its body are read anyway.
+            let aabb = c.shape.aabb_at(&body.transform);
+            *size = box_size(&aabb);
+            let needed = *needed.write(aabb.expanded(motion + half_margin));
             let bands = match body.kind {
                 BodyKind::Static if fresh => Some(&mut self.static_bands),
                 BodyKind::Kinematic => Some(&mut self.kinematic_bands),
@@ -746,7 +753,7 @@ impl Index {
             }
             *moved = fresh || !enlarged.contains(&needed);
             if *moved {
-                *enlarged = needed.expanded(slack(body, &c.aabb, motion));
+                *enlarged = needed.expanded(slack(body, &aabb, motion));
                 count += 1;
             }
         }
@@ -783,10 +790,10 @@ impl Index {
                 }
             }
         }
-        let dynamic = self.slots.iter().zip(colliders);
+        let dynamic = self.slots.iter().zip(&self.sizes);
         let shape_sizes = dynamic
             .filter(|(s, _)| **s == Slot::Grid)
-            .map(|(_, c)| box_size(&c.aabb));
+            .map(|(_, &size)| size);
         let count = write_all(sizes, shape_sizes);
         if count == 0 {
             return;
@@ -1343,7 +1350,10 @@ mod tests {
         };
         let needed: Vec<_> = colliders
             .iter()
-            .map(|c| c.aabb.expanded(motion(c) + 0.5 * margin))
+            .map(|c| {
+                let aabb = c.shape.aabb_at(&bodies[c.body as usize].transform);
+                aabb.expanded(motion(c) + 0.5 * margin)
+            })
             .collect();
         let reaches_band = |wall: usize, other: usize| {
             let c = &colliders[wall];

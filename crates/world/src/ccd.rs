@@ -98,13 +98,6 @@ impl Continuous {
         }
         moved
     }
-
-    /// The bodies the last [`Continuous::solve`] moved back.
-    pub fn rewound(&self) -> impl Iterator<Item = usize> + '_ {
-        let used = self.fast.len().div_ceil(CCD_CHUNK);
-        let impacts = self.chunks[..used].iter().flat_map(|(_, impacts)| impacts);
-        impacts.map(|&(i, _)| i)
-    }
 }
 
 fn is_fast(body: &Body, start: &StartPose) -> bool {

@@ -1,5 +1,5 @@
 use carom_narrowphase::PlacedShape;
-use carom_shapes::{Aabb, Shape};
+use carom_shapes::Shape;
 
 use crate::body::{Body, Material, ShapeHandle};
 
@@ -12,8 +12,6 @@ pub(crate) struct Collider {
     /// The shape in the body frame.
     pub shape: Shape,
     pub material: Material,
-    /// World-space bounds at the end of the last step.
-    pub aabb: Aabb,
     /// Dense index of the body's next shape, in the order they were added,
     /// or [`NO_SHAPE`].
     pub next_shape: u32,

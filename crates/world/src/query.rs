@@ -1,8 +1,8 @@
 //! Questions an embedder asks of the world between steps: what does a ray
 //! hit, what lies under a point.
 //!
-//! Both scan the shapes' bounding boxes (kept up to date by every step)
-//! before asking the exact shape, so a query costs one box test per shape
+//! Both scan the shapes' bounding boxes (each worked out from its body's
+//! pose) before asking the exact shape, so a query costs one box per shape
 //! plus exact tests for the few boxes that match. That suits picking, line
 //! of sight and tools; a game issuing thousands of queries per frame would
 //! want them batched through the broadphase instead.

@@ -200,13 +200,11 @@ impl World {
         self.stadiums += usize::from(matches!(shape, Shape::Stadium(_)));
         let collider_index = self.colliders.len() as u32;
         let handle = self.shape_slots.insert(collider_index);
-        let aabb = shape.aabb_at(&self.bodies[body_index].transform);
         self.colliders.push(Collider {
             handle,
             body: body_index as u32,
             shape,
             material,
-            aabb,
             next_shape: NO_SHAPE,
         });
         let owner = &mut self.bodies[body_index];
@@ -341,7 +339,6 @@ impl World {
         };
         b.angle = angle;
         b.center = b.transform.apply(b.local_center);
-        self.refresh_aabbs(index);
         self.static_version += 1;
         Ok(())
     }
@@ -463,11 +460,9 @@ impl World {
             self.islands.wake_body(&mut self.bodies, b as usize);
         }
         let narrowphase = clock.lap();
-        // The solver also brings the moving shapes' boxes up to date.
         let solved = self.solver.step(
             &self.settings,
             &mut self.bodies,
-            &mut self.colliders,
             &mut self.contacts,
             threading,
             &mut self.scratch,
@@ -497,13 +492,6 @@ impl World {
             );
         }
         self.stats.sleeping_bodies = self.islands.sleeping_bodies();
-        // The solver updated the moving shapes' boxes; the bodies moved
-        // back since need theirs again.
-        if self.stats.ccd_hits > 0 {
-            for i in self.continuous.rewound() {
-                refresh_boxes(&self.bodies[i], &mut self.colliders);
-            }
-        }
         let finish = clock.lap();
         self.stats.timings = StepTimings {
             broadphase,
@@ -608,11 +596,6 @@ impl World {
     /// changes them (velocity, pose, impulse, shapes).
     pub fn wake_body(&mut self, body: BodyHandle) -> Result<(), WorldError> {
         self.awake_body_mut(body).map(|_| ())
-    }
-
-    /// Recomputes the world bounds of the shapes of body `body_index`.
-    fn refresh_aabbs(&mut self, body_index: usize) {
-        refresh_boxes(&self.bodies[body_index], &mut self.colliders);
     }
 
     /// Recomputes a body's mass properties from its shapes.
@@ -794,9 +777,9 @@ impl<'w> ShapeRef<'w> {
         self.collider().material
     }
 
-    /// World-space bounds.
+    /// World-space bounds, where the body is now.
     pub fn aabb(&self) -> Aabb {
-        self.collider().aabb
+        self.collider().shape.aabb_at(&self.transform())
     }
 
     /// The pose of the owning body (the shape's frame).
@@ -820,16 +803,6 @@ pub struct ContactView {
     pub manifold: ContactManifold,
     /// Accumulated normal impulse of each point over the step, N·s.
     pub normal_impulses: [f32; 2],
-}
-
-/// Recomputes the world-space boxes of `body`'s shapes.
-fn refresh_boxes(body: &Body, colliders: &mut [Collider]) {
-    let mut next = body.first_shape;
-    while next != NO_SHAPE {
-        let collider = &mut colliders[next as usize];
-        collider.aabb = collider.shape.aabb_at(&body.transform);
-        next = collider.next_shape;
-    }
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]

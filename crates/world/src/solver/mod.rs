@@ -35,7 +35,6 @@ use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
 use crate::buffer::{resize_to_overwrite, SharedScratch};
-use crate::collider::Collider;
 use crate::contacts::{Contact, ContactSet};
 use crate::graph::{Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
@@ -160,14 +159,11 @@ impl Solver {
         self.isa = isa;
     }
 
-    /// Advances every body by one step of `settings.dt`, resolving contacts,
-    /// and recomputes the world-space boxes of the moving bodies' shapes.
-    #[allow(clippy::too_many_arguments)]
+    /// Advances every body by one step of `settings.dt`, resolving contacts.
     pub fn step(
         &mut self,
         settings: &WorldSettings,
         bodies: &mut [Body],
-        colliders: &mut [Collider],
         contacts: &mut ContactSet,
         threading: Threading,
         scratch: &mut SharedScratch,
@@ -217,7 +213,6 @@ impl Solver {
         let written = StepOutputs {
             contacts: contacts.as_mut_slice(),
             bodies,
-            colliders,
         };
         self.run_stages(&passes, threading, slots, written);
         Solved {
@@ -340,18 +335,16 @@ impl Solver {
 }
 
 /// What a step writes besides the solver's own state: impulses into the
-/// contacts, motion into the bodies, and the moving shapes' boxes.
+/// contacts and motion into the bodies.
 struct StepOutputs<'a> {
     contacts: &'a mut [Contact],
     bodies: &'a mut [Body],
-    colliders: &'a mut [Collider],
 }
 
-/// Writes a step's motion, `state`, back into its body; returns whether
-/// the body moves (and so its shapes' boxes must follow).
-fn store_body(b: &mut Body, state: &BodyState) -> bool {
+/// Writes a step's motion, `state`, back into its body, if it moves.
+fn store_body(b: &mut Body, state: &BodyState) {
     if b.kind == BodyKind::Static || b.is_sleeping() {
-        return false;
+        return;
     }
     b.linear_velocity = state.v;
     b.angular_velocity = state.w;
@@ -359,7 +352,6 @@ fn store_body(b: &mut Body, state: &BodyState) -> bool {
     b.angle += state.da;
     let q = state.dq.mul(b.transform.rotation);
     set_pose(b, q);
-    true
 }
 
 /// A body's solver state at the start of the step: its velocities, if it

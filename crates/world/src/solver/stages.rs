@@ -31,7 +31,6 @@ use super::{
     Solver, StatesPtr, StepOutputs,
 };
 use crate::body::Body;
-use crate::collider::{Collider, NO_SHAPE};
 use crate::contacts::{Contact, PointImpulse};
 use crate::threading::Threading;
 
@@ -183,11 +182,7 @@ impl Solver {
         slots: BatchSlots,
         written: StepOutputs,
     ) {
-        let StepOutputs {
-            contacts,
-            bodies,
-            colliders,
-        } = written;
+        let StepOutputs { contacts, bodies } = written;
         assert!(
             slots.ones.len() == self.ones.batch_count()
                 && slots.twos.len() == self.twos.batch_count(),
@@ -220,7 +215,6 @@ impl Solver {
             contacts: contacts.as_mut_ptr(),
             contact_count: contacts.len(),
             bodies: bodies.as_mut_ptr(),
-            colliders: colliders.as_mut_ptr(),
             ones: SetPtr::of(&self.ones, slots.ones),
             twos: SetPtr::of(&self.twos, slots.twos),
             region_ends: &self.coloring.region_ends,
@@ -351,10 +345,8 @@ struct Executor<'a> {
     /// Read while batches are prepared, written when impulses are stored.
     contacts: *mut Contact,
     contact_count: usize,
-    /// Written when the motion is stored (one per state but the last),
-    /// and the boxes of their shapes then.
+    /// Written when the motion is stored (one per state but the last).
     bodies: *mut Body,
-    colliders: *mut Collider,
     ones: SetPtr<'a, 1>,
     twos: SetPtr<'a, 2>,
     /// Per region, in run order: the end of its groups.
@@ -553,26 +545,15 @@ impl Executor<'_> {
         }
     }
 
-    /// Stores the motion of body `i` and, if it moves, the boxes of its
-    /// shapes.
+    /// Stores the motion of body `i`.
     ///
     /// # Safety
-    /// As for [`Executor::run_block`]: no other thread may touch body `i`
-    /// or its shapes.
+    /// As for [`Executor::run_block`]: no other thread may touch body `i`.
     unsafe fn store_body(&self, i: usize) {
         // SAFETY: the caller's guarantees.
         let body = unsafe { &mut *self.bodies.add(i) };
         // SAFETY: as above; states are only read in this stage.
-        if !store_body(body, unsafe { &*self.states.at(i as u32) }) {
-            return;
-        }
-        let mut next = body.first_shape;
-        while next != NO_SHAPE {
-            // SAFETY: the shape is body `i`'s alone.
-            let collider = unsafe { &mut *self.colliders.add(next as usize) };
-            collider.aabb = collider.shape.aabb_at(&body.transform);
-            next = collider.next_shape;
-        }
+        store_body(body, unsafe { &*self.states.at(i as u32) });
     }
 
     /// Runs `f` on the moving bodies among `begin..end`.
