@@ -112,8 +112,9 @@ impl Coloring {
     /// `region_len` items; `ends(i)` gives item `i`'s [`Ends`], or `None`
     /// for an item that needs no constraint. The slots hold one body entry
     /// per body (bounding the body indices) and one more, and one key and
-    /// one order entry per item. Returns the items' indices in the order the solver runs
-    /// them (see [`Coloring`]), those that need no constraint last.
+    /// one order entry per item. Returns the items' indices in the order
+    /// the solver runs them (see [`Coloring`]), those that need no
+    /// constraint last.
     pub fn build<'a>(
         &mut self,
         count: usize,
@@ -136,11 +137,18 @@ impl Coloring {
         self.region_bits.clear();
         self.region_bits.push(0);
         self.key_counts.clear();
+        let fixed = bodies.len() - 1;
         for (region, begin) in (0..count).step_by(region_len).enumerate() {
             let mut counts = [0u32; KEY_COUNT];
             let mut taken = 0;
             let tag = region as u32 + 1;
             self.region_bits.push(0);
+            // The entry of fixed ends is always in the current region, so
+            // it never brings an earlier region's colour with it.
+            bodies[fixed] = BodyColors {
+                region: tag,
+                ..BodyColors::NONE
+            };
             for i in begin..(begin + region_len).min(count) {
                 let key = self.color_item(ends(i), tag, bodies, &mut taken);
                 slots.keys[i].write(key);
@@ -372,6 +380,20 @@ mod tests {
         assert_eq!(coloring.color_count(), MAX_COLORS);
         assert_eq!((end - begin) as usize, 40 - MAX_COLORS);
     }
+    #[test]
+    fn regions_sharing_only_fixed_bodies_take_the_same_region_colour() {
+        // Two regions of one constraint each, every body against the
+        // ground (None): they share no dynamic body.
+        let items = [
+            Some(([Some(0), None], false)),
+            Some(([None, Some(1)], false)),
+        ];
+        let mut coloring = Coloring::default();
+        color_in_regions(&mut coloring, 2, &items, 1);
+        assert_eq!(coloring.region_ends.len(), 2);
+        assert_eq!(coloring.region_color_ends, vec![2, 2]);
+    }
+
     /// The dynamic bodies of the constraints `order[begin..end]`.
     fn bodies_of<'a>(
         order: &'a [u32],
