@@ -25,6 +25,7 @@
 //! one after the other.
 
 use std::mem::MaybeUninit;
+use std::ops::Range;
 
 use crate::buffer::assume_written;
 
@@ -61,6 +62,15 @@ pub(crate) struct Coloring {
     region_bits: Vec<u32>,
     /// Per region: how many of its items took each sort key.
     key_counts: Vec<[u32; KEY_COUNT]>,
+}
+
+/// Run `k` of a list cut into runs whose ends are `ends` (as
+/// [`Coloring::region_ends`] cuts the groups, and
+/// [`Coloring::region_color_ends`] the regions).
+#[inline]
+pub(crate) fn run(ends: &[u32], k: usize) -> Range<usize> {
+    let begin = if k == 0 { 0 } else { ends[k - 1] as usize };
+    begin..ends[k] as usize
 }
 
 /// What colouring keeps per body.

@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{resize_to_overwrite, SharedScratch};
 use crate::contacts::{Contact, ContactSet};
-use crate::graph::{Coloring, ColoringSlots};
+use crate::graph::{self, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
 use crate::threading::Threading;
 #[cfg(test)]
@@ -314,20 +314,19 @@ impl Solver {
         self.twos.clear();
         // The colouring puts each group's one-point constraints before its
         // two-point ones, so each set takes a run, with no branch per contact.
-        let mut group = 0;
-        for &region_end in &self.coloring.region_ends {
-            let region_end = region_end as usize;
-            for g in group..region_end {
+        let region_ends = &self.coloring.region_ends;
+        for region in 0..region_ends.len() {
+            let groups = graph::run(region_ends, region);
+            for g in groups.clone() {
                 let [begin, split, end] = self.coloring.ranges[g];
                 let (ones, twos) = (begin as usize..split as usize, split as usize..end as usize);
                 self.ones.sources.extend_from_slice(&order[ones]);
                 self.twos.sources.extend_from_slice(&order[twos]);
                 // A region's last group is its overflow set.
-                let overflow = g + 1 == region_end;
+                let overflow = g + 1 == groups.end;
                 self.ones.end_group(overflow);
                 self.twos.end_group(overflow);
             }
-            group = region_end;
         }
         self.ones.plan_batches();
         self.twos.plan_batches();

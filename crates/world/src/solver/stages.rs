@@ -32,6 +32,7 @@ use super::{
 };
 use crate::body::Body;
 use crate::contacts::{Contact, PointImpulse};
+use crate::graph;
 use crate::threading::Threading;
 
 /// Bodies per block of an integration stage.
@@ -250,10 +251,8 @@ impl Solver {
         let mut stages = std::mem::take(&mut self.stages);
         stages.clear();
         let constraints = |stages: &mut Vec<Stage>, pass: Pass| {
-            let mut first = 0;
-            for (region_color, &end) in region_color_ends.iter().enumerate() {
-                let regions = end as usize - first;
-                first = end as usize;
+            for region_color in 0..region_color_ends.len() {
+                let regions = graph::run(region_color_ends, region_color).len();
                 if regions == 0 {
                     continue;
                 }
@@ -456,10 +455,7 @@ impl Executor<'_> {
                 },
             },
             Work::Constraints { pass, region_color } => {
-                let first = match region_color {
-                    0 => 0,
-                    c => self.region_color_ends[c - 1] as usize,
-                };
+                let first = graph::run(self.region_color_ends, region_color).start;
                 let regions = first + begin..first + end;
                 match pass {
                     Pass::WarmStart => self.constraints(&WarmStart, regions),
@@ -577,11 +573,7 @@ impl Executor<'_> {
     /// before its two-point ones.
     unsafe fn constraints<P: WidePass>(&self, pass: &P, regions: std::ops::Range<usize>) {
         for region in regions {
-            let first = match region {
-                0 => 0,
-                r => self.region_ends[r - 1] as usize,
-            };
-            for group in first..self.region_ends[region] as usize {
+            for group in graph::run(self.region_ends, region) {
                 // SAFETY: the region belongs to this block alone (see
                 // `run_block`).
                 unsafe {
