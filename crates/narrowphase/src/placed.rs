@@ -59,9 +59,7 @@ impl PlacedShape {
             Shape::Sector(_) => return None,
         }))
     }
-}
 
-impl PlacedShape {
     /// The rounded core of a segment or stadium, and whether it is a
     /// stadium; `None` for a circle.
     #[inline]
