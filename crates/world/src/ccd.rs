@@ -26,7 +26,7 @@ use crate::body::{Body, BodyKind};
 use crate::broadphase::BroadPhase;
 use crate::collider::{shape_list, Collider};
 use crate::contacts::ContactSet;
-use crate::solver::{set_pose, StartPose};
+use crate::solver::{set_pose, StartPose, StartPoses};
 use crate::threading::Threading;
 
 /// A body is fast when it moves more than this fraction of its thinnest
@@ -58,14 +58,13 @@ impl Continuous {
         &mut self,
         bodies: &mut [Body],
         colliders: &[Collider],
-        start: &[StartPose],
+        start: &StartPoses,
         broadphase: &BroadPhase,
         contacts: &ContactSet,
         threading: Threading,
     ) -> usize {
         self.fast.clear();
-        self.fast
-            .extend((0..bodies.len()).filter(|&i| is_fast(&bodies[i], &start[i])));
+        self.fast.extend(start.fast());
         if self.fast.is_empty() {
             return 0;
         }
@@ -92,7 +91,8 @@ impl Continuous {
         let mut moved = 0;
         for (_, impacts) in &self.chunks[..chunks] {
             for &(i, t) in impacts {
-                rewind(&mut bodies[i], &start[i], t);
+                let from = start.of(i, &bodies[i]);
+                rewind(&mut bodies[i], &from, t);
             }
             moved += impacts.len();
         }
@@ -100,7 +100,9 @@ impl Continuous {
     }
 }
 
-fn is_fast(body: &Body, start: &StartPose) -> bool {
+/// Whether `body`, which started the step at `start`, moved far enough to
+/// be swept.
+pub(crate) fn is_fast(body: &Body, start: &StartPose) -> bool {
     if body.kind != BodyKind::Dynamic || body.min_extent <= 0.0 {
         return false;
     }
@@ -124,7 +126,7 @@ fn sweep_of(body: &Body, start: &StartPose) -> Sweep {
 struct Obstacles<'a> {
     bodies: &'a [Body],
     colliders: &'a [Collider],
-    start: &'a [StartPose],
+    start: &'a StartPoses,
     broadphase: &'a BroadPhase,
     contacts: &'a ContactSet,
 }
@@ -140,7 +142,7 @@ fn earliest_impact(i: usize, world: &Obstacles, scratch: &mut Vec<u32>) -> Optio
         contacts,
     } = *world;
     let body = &bodies[i];
-    let sweep = sweep_of(body, &start[i]);
+    let sweep = sweep_of(body, &start.of(i, body));
     let from = sweep.transform_at(0.0);
     let mut earliest = 1.0f32;
     for s in shape_list(colliders, body.first_shape) {
@@ -155,7 +157,7 @@ fn earliest_impact(i: usize, world: &Obstacles, scratch: &mut Vec<u32>) -> Optio
             }
             let other = &colliders[k as usize];
             let owner = other.body as usize;
-            let other_sweep = sweep_of(&bodies[owner], &start[owner]);
+            let other_sweep = sweep_of(&bodies[owner], &start.of(owner, &bodies[owner]));
             let toi = time_of_impact(shape, &sweep, &other.shape, &other_sweep, TARGET_SEPARATION);
             if toi.state == ToiState::Hit && toi.fraction < earliest {
                 earliest = toi.fraction;

@@ -25,6 +25,7 @@ mod contact;
 mod integrate;
 mod lanes;
 mod stages;
+mod start;
 mod wide;
 
 use std::mem::MaybeUninit;
@@ -43,6 +44,7 @@ use crate::threading::Threading;
 use contact::{relative_velocity, tangent, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
 use integrate::{BodyMotion, BodyState, MotionLimits};
+pub(crate) use start::{StartPose, StartPoses};
 use wide::{BatchInput, WideConstraint, WideLane, WidePass, LANES};
 
 /// Bodies handed to one task when integrating.
@@ -68,20 +70,10 @@ struct BodyMass {
     inv_inertia: f32,
 }
 
-/// Where a body was at the start of the step (for continuous collision).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) struct StartPose {
-    pub center: Vec2,
-    pub angle: f32,
-    pub rotation: Rot,
-    pub linear_velocity: Vec2,
-    pub angular_velocity: f32,
-}
-
 /// What a solver step reports.
 pub(crate) struct Solved<'a> {
     pub colors: usize,
-    pub start_poses: &'a [StartPose],
+    pub start_poses: &'a StartPoses,
 }
 
 /// The solver's buffers, kept between steps so a step does not allocate.
@@ -102,7 +94,7 @@ pub(crate) struct Solver {
     /// The stages of a step on several threads, and their progress.
     stages: Vec<stages::Stage>,
     stage_syncs: Vec<stages::StageSync>,
-    start_poses: Vec<StartPose>,
+    start_poses: StartPoses,
 }
 
 /// The instruction set the constraint passes are compiled for. Both give
@@ -221,7 +213,8 @@ impl Solver {
         }
     }
 
-    /// Copies body velocities into the solver state and records start poses.
+    /// Copies body velocities into the solver state, and makes room for the
+    /// start poses the step keeps as it stores the bodies.
     fn load_bodies(
         &mut self,
         settings: &WorldSettings,
@@ -236,7 +229,7 @@ impl Solver {
         resize_to_overwrite(&mut self.motions, n + 1, BodyMotion::STILL);
         resize_to_overwrite(&mut self.dynamic, n + 1, false);
         resize_to_overwrite(&mut self.masses, n + 1, BodyMass::default());
-        resize_to_overwrite(&mut self.start_poses, n, StartPose::default());
+        self.start_poses.resize(n);
         // One parallel loop fills every per-body array: each parallel loop
         // costs a thread wake-up, which is worth more than this work.
         (
@@ -245,11 +238,10 @@ impl Solver {
             self.masses[..n].par_chunks_mut(BODY_CHUNK),
             self.motions[..n].par_chunks_mut(BODY_CHUNK),
             self.dynamic[..n].par_chunks_mut(BODY_CHUNK),
-            self.start_poses.par_chunks_mut(BODY_CHUNK),
         )
             .into_par_iter()
             .with_min_len(threading.min_len())
-            .for_each(|(bodies, states, masses, motions, dynamic, poses)| {
+            .for_each(|(bodies, states, masses, motions, dynamic)| {
                 for (k, b) in bodies.iter().enumerate() {
                     states[k] = load_state(b);
                     masses[k] = BodyMass {
@@ -259,13 +251,6 @@ impl Solver {
                     };
                     motions[k] = load_motion(b, settings, h);
                     dynamic[k] = b.is_awake_dynamic();
-                    poses[k] = StartPose {
-                        center: b.center,
-                        angle: b.angle,
-                        rotation: b.transform.rotation,
-                        linear_velocity: b.linear_velocity,
-                        angular_velocity: b.angular_velocity,
-                    };
                 }
             });
         // The null body: an immovable state that padding lanes of a SIMD

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
+use super::start::{keeps_start, Kept, StartPose};
 use super::wide::{WideConstraint, WidePass};
 use super::{
     prepare_batch, run_batches, store_body, BatchSlots, BodyMass, ConstraintSet, Isa, PrepareView,
@@ -204,6 +205,8 @@ impl Solver {
         self.stage_syncs.clear();
         self.stage_syncs
             .resize_with(self.stages.len(), StageSync::default);
+        assert_eq!(self.start_poses.len(), bodies.len(), "one start per body");
+        let (kept, start_poses) = self.start_poses.slots();
         let exec = Executor {
             stages: &self.stages,
             syncs: &self.stage_syncs,
@@ -216,6 +219,8 @@ impl Solver {
             contacts: contacts.as_mut_ptr(),
             contact_count: contacts.len(),
             bodies: bodies.as_mut_ptr(),
+            kept,
+            start_poses,
             ones: SetPtr::of(&self.ones, slots.ones),
             twos: SetPtr::of(&self.twos, slots.twos),
             region_ends: &self.coloring.region_ends,
@@ -346,6 +351,10 @@ struct Executor<'a> {
     contact_count: usize,
     /// Written when the motion is stored (one per state but the last).
     bodies: *mut Body,
+    /// Per body, written when its motion is stored: whether its start pose
+    /// is kept, and the pose (see [`super::start`]).
+    kept: *mut Kept,
+    start_poses: *mut MaybeUninit<StartPose>,
     ones: SetPtr<'a, 1>,
     twos: SetPtr<'a, 2>,
     /// Per region, in run order: the end of its groups.
@@ -541,15 +550,25 @@ impl Executor<'_> {
         }
     }
 
-    /// Stores the motion of body `i`.
+    /// Stores the motion of body `i`, keeping its start pose if continuous
+    /// collision will need it.
     ///
     /// # Safety
     /// As for [`Executor::run_block`]: no other thread may touch body `i`.
     unsafe fn store_body(&self, i: usize) {
         // SAFETY: the caller's guarantees.
         let body = unsafe { &mut *self.bodies.add(i) };
+        let start = StartPose::of(body);
         // SAFETY: as above; states are only read in this stage.
         store_body(body, unsafe { &*self.states.at(i as u32) });
+        let kept = keeps_start(body, &start);
+        // SAFETY: body `i`'s entries are this thread's, like the body.
+        unsafe {
+            *self.kept.add(i) = kept;
+            if kept != Kept::No {
+                (*self.start_poses.add(i)).write(start);
+            }
+        }
     }
 
     /// Runs `f` on the moving bodies among `begin..end`.
