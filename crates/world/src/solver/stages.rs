@@ -38,6 +38,12 @@ use crate::threading::Threading;
 
 /// Bodies per block of an integration stage.
 const BODY_BLOCK: usize = 512;
+/// How many batches ahead the contacts of a batch are fetched into cache
+/// while one is prepared or its impulses stored. Batches list contacts in
+/// colour order, so the processor cannot foresee which it reads next; in a
+/// large step they are not in cache. (Two, four and eight batches ahead
+/// gained alike.)
+const CONTACTS_AHEAD: usize = 4;
 /// SIMD batches (of eight constraints) per block of a constraint stage.
 const BATCH_BLOCK: usize = 32;
 
@@ -512,6 +518,9 @@ impl Executor<'_> {
     ) {
         let null_body = (self.state_count - 1) as u32;
         for k in begin..end {
+            if k + CONTACTS_AHEAD < end {
+                prefetch_contacts(self.contacts, set.lanes(k + CONTACTS_AHEAD));
+            }
             // SAFETY: slot `k` is this block's alone, and only written here.
             let slot = unsafe { &mut *set.batches.add(k).cast::<MaybeUninit<WideConstraint<N>>>() };
             prepare_batch(view, set.lanes(k), null_body, self.isa, slot);
@@ -534,6 +543,9 @@ impl Executor<'_> {
     /// [`Executor::store_impulses`] for batches `begin..end` of one set.
     unsafe fn store_set<const N: usize>(&self, set: &SetPtr<N>, begin: usize, end: usize) {
         for k in begin..end {
+            if k + CONTACTS_AHEAD < end {
+                prefetch_contacts(self.contacts, set.lanes(k + CONTACTS_AHEAD));
+            }
             // SAFETY: prepared, and only read in this stage.
             let batch = unsafe { &*set.batches.add(k) };
             for point in 0..N {
@@ -615,6 +627,27 @@ fn pause(spins: &mut u32) {
     } else {
         std::hint::spin_loop();
     }
+}
+
+/// Asks for the contacts `lanes` to be brought into cache, where the
+/// processor has a way to ask; only a hint, so the results cannot change.
+#[inline(always)]
+fn prefetch_contacts(contacts: *const Contact, lanes: &[u32]) {
+    #[cfg(target_arch = "x86_64")]
+    for &c in lanes {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // A contact spans at most two cache lines: its first byte's and its
+        // last byte's.
+        let first = contacts.wrapping_add(c as usize).cast::<i8>();
+        let last = first.wrapping_add(std::mem::size_of::<Contact>() - 1);
+        // SAFETY: a prefetch reads nothing and never faults.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(first);
+            _mm_prefetch::<_MM_HINT_T0>(last);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (contacts, lanes);
 }
 
 #[cfg(test)]
