@@ -51,7 +51,9 @@ pub use carom_shapes as shapes;
 pub use error::WorldError;
 pub use query::RayCastHit;
 pub use settings::WorldSettings;
-pub use world::{Advance, BodyRef, ContactView, ShapeRef, StepStats, StepTimings, World};
+pub use world::{
+    Advance, BodyRef, ContactView, ShapeRef, StepStats, StepTimings, World, MAX_BODIES,
+};
 
 /// The README's Rust examples run as doctests.
 #[cfg(doctest)]

@@ -122,6 +122,23 @@ pub struct Advance {
     pub dropped_time: bool,
 }
 
+/// The most bodies a world holds: a body's index fits in 31 bits, which
+/// leaves the solver a bit to pack beside it.
+pub const MAX_BODIES: usize = (1 << 31) - 1;
+
+/// The index a new body takes in a world of `bodies` bodies, if there is
+/// room for it.
+fn next_body_index(bodies: usize) -> Result<u32, WorldError> {
+    if bodies < MAX_BODIES {
+        Ok(bodies as u32)
+    } else {
+        Err(WorldError::invalid(
+            "bodies",
+            format!("are full: a world holds at most {MAX_BODIES}"),
+        ))
+    }
+}
+
 impl World {
     /// An empty world.
     pub fn new(settings: WorldSettings) -> Result<World, WorldError> {
@@ -176,7 +193,7 @@ impl World {
     /// Adds a body with no shapes yet.
     pub fn create_body(&mut self, def: BodyDef) -> Result<BodyHandle, WorldError> {
         def.validate()?;
-        let index = self.bodies.len() as u32;
+        let index = next_body_index(self.bodies.len())?;
         let handle = self.body_slots.insert(index);
         self.bodies.push(Body::new(handle, &def));
         if let Some(name) = def.name {
@@ -805,13 +822,15 @@ pub struct ContactView {
     pub normal_impulses: [f32; 2],
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     use crate::scene::Scene;
+    #[cfg(target_arch = "x86_64")]
     use crate::solver::Isa;
 
     /// The state hash after `steps` steps of a settling pile, its constraint
     /// passes compiled for `isa`.
+    #[cfg(target_arch = "x86_64")]
     fn pile_hash(isa: Isa, steps: usize) -> u64 {
         let mut world = Scene::circle_pile(600).build_world().unwrap();
         world.solver.set_isa(isa);
@@ -843,6 +862,16 @@ mod tests {
     }
 
     #[test]
+    fn a_full_world_refuses_another_body() {
+        assert_eq!(super::next_body_index(12).unwrap(), 12);
+        let last = super::MAX_BODIES - 1;
+        assert_eq!(super::next_body_index(last).unwrap() as usize, last);
+        let full = super::next_body_index(super::MAX_BODIES).unwrap_err();
+        assert!(full.to_string().contains("at most 2147483647"), "{full}");
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
     fn the_avx2_solver_path_gives_the_same_bits_as_the_portable_one() {
         if !std::arch::is_x86_feature_detected!("avx2") {
             eprintln!("this processor has no AVX2: nothing to compare");

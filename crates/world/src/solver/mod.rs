@@ -267,16 +267,17 @@ impl Solver {
     /// them (see [`Coloring`]), in memory lent by `scratch`.
     fn color<'s>(&mut self, contacts: &ContactSet, scratch: &'s mut SharedScratch) -> &'s [u32] {
         let dynamic = &self.dynamic;
-        let contacts = contacts.as_slice();
+        let contacts = contacts.ends();
         // One body entry per state: the null body's, last, is the one more
         // that colouring asks for.
         let (bodies, keys, order) =
             scratch.lend_three(dynamic.len(), contacts.len(), contacts.len());
         let ends = |i: usize| {
-            let c = &contacts[i];
+            let c = contacts[i];
+            let [a, b] = c.bodies();
             let end = |b: u32| dynamic[b as usize].then_some(b);
-            let moves = dynamic[c.body_a as usize] || dynamic[c.body_b as usize];
-            moves.then(|| ([end(c.body_a), end(c.body_b)], c.manifold.count == 2))
+            let moves = dynamic[a as usize] || dynamic[b as usize];
+            moves.then(|| ([end(a), end(b)], c.has_two_points()))
         };
         let region_len = if contacts.len() < MIN_REGIONED_CONTACTS {
             contacts.len().max(1)
