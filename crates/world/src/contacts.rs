@@ -46,8 +46,6 @@ pub(crate) struct PointImpulse {
 pub(crate) struct Contact {
     pub shape_a: u32,
     pub shape_b: u32,
-    pub body_a: u32,
-    pub body_b: u32,
     pub manifold: ContactManifold,
     pub impulses: [PointImpulse; 2],
     pub friction: f32,
@@ -57,27 +55,26 @@ pub(crate) struct Contact {
 /// Byte offsets of the fields the AVX2 solver path loads four at a time.
 pub(crate) mod layout {
     /// `normal.x, normal.y, points[0].point.x, points[0].point.y`.
-    pub const NORMAL: usize = 16;
+    pub const NORMAL: usize = 8;
     /// `points[0].separation, points[0].id (+ padding), points[1].point`.
-    pub const FIRST_SEPARATION: usize = 32;
+    pub const FIRST_SEPARATION: usize = 24;
     /// `points[1].separation, points[1].id (+ padding), count`.
-    pub const SECOND_SEPARATION: usize = 48;
+    pub const SECOND_SEPARATION: usize = 40;
     /// `impulses[0].normal, impulses[0].tangent, impulses[1]`.
-    pub const IMPULSES: usize = 64;
+    pub const IMPULSES: usize = 56;
     /// `impulses[1].normal, impulses[1].tangent, friction, restitution`.
-    pub const SECOND_IMPULSE: usize = 72;
+    pub const SECOND_IMPULSE: usize = 64;
 }
 
 const _: () = {
     use std::mem::{offset_of, size_of};
-    assert!(size_of::<Contact>() == 88);
-    assert!(offset_of!(Contact, body_a) == 8 && offset_of!(Contact, body_b) == 12);
+    assert!(size_of::<Contact>() == 80);
     assert!(offset_of!(Contact, manifold) == layout::NORMAL);
     assert!(offset_of!(ContactManifold, points) == 8);
     assert!(size_of::<carom_narrowphase::ManifoldPoint>() == 16);
     assert!(offset_of!(carom_narrowphase::ManifoldPoint, separation) == 8);
     assert!(offset_of!(Contact, impulses) == layout::IMPULSES);
-    assert!(offset_of!(Contact, friction) == 80 && offset_of!(Contact, restitution) == 84);
+    assert!(offset_of!(Contact, friction) == 72 && offset_of!(Contact, restitution) == 76);
     assert!(offset_of!(PointImpulse, tangent) == 4);
 };
 
@@ -86,8 +83,6 @@ impl Contact {
     pub(crate) const NONE: Contact = Contact {
         shape_a: 0,
         shape_b: 0,
-        body_a: 0,
-        body_b: 0,
         manifold: ContactManifold::EMPTY,
         impulses: [PointImpulse {
             normal: 0.0,
@@ -103,10 +98,11 @@ impl Contact {
     }
 }
 
-/// What colouring the constraint graph reads of a contact: its two bodies
-/// and whether it has two points. Kept in a list of its own beside the
-/// contacts, in the same order, so that colouring streams 8 bytes a contact
-/// rather than 88 (at 100,000 bodies that halved its time).
+/// A contact's two bodies (those of `shape_a` and `shape_b`) and whether it
+/// has two points. Kept in a list of their own beside the contacts, in the
+/// same order, so that colouring the constraint graph streams 8 bytes a
+/// contact rather than whole contacts (at 100,000 bodies that halved its
+/// time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ContactEnds {
     body_a: u32,
@@ -118,20 +114,21 @@ pub(crate) struct ContactEnds {
 impl ContactEnds {
     const TWO_POINTS: u32 = 1 << 31;
 
+    /// The ends of a contact of `points` points between `bodies`.
     #[inline]
-    fn of(contact: &Contact) -> ContactEnds {
-        let two = if contact.manifold.count == 2 {
+    fn new(bodies: [u32; 2], points: usize) -> ContactEnds {
+        let two = if points == 2 {
             ContactEnds::TWO_POINTS
         } else {
             0
         };
         ContactEnds {
-            body_a: contact.body_a,
-            body_b_and_count: contact.body_b | two,
+            body_a: bodies[0],
+            body_b_and_count: bodies[1] | two,
         }
     }
 
-    /// The contact's bodies, as in the contact.
+    /// The contact's bodies, A's first.
     #[inline]
     pub fn bodies(self) -> [u32; 2] {
         [
@@ -153,7 +150,7 @@ fn pair_key(a: u32, b: u32) -> u64 {
 }
 
 /// What warm starting needs of a last-step contact: its pair and its
-/// points' feature ids and impulses. 32 bytes against a contact's 88, so
+/// points' feature ids and impulses. 32 bytes against a contact's 80, so
 /// keeping last step's impulses costs little while the new contacts are
 /// written over the old.
 #[derive(Debug, Clone, Copy)]
@@ -202,9 +199,9 @@ pub(crate) struct ContactSet {
     contacts: Vec<Contact>,
     /// Per contact, in the same order: what colouring reads of it.
     ends: Vec<ContactEnds>,
-    /// Last step's contacts among bodies that cannot move, kept aside while
-    /// `contacts` is rebuilt.
-    frozen: Vec<Contact>,
+    /// Last step's contacts among bodies that cannot move, with their ends,
+    /// kept aside while `contacts` is rebuilt.
+    frozen: Vec<(Contact, ContactEnds)>,
     /// Per chunk of pairs: what its new contacts came to.
     chunk_results: Vec<ChunkResult>,
     /// Per chunk, shared among threads: whether its run may be moved (see
@@ -228,14 +225,12 @@ impl ContactSet {
         self.contacts.len()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Contact> {
-        self.contacts.iter()
+    /// The contacts, to write, with their ends, to read.
+    pub fn split_mut(&mut self) -> (&mut [Contact], &[ContactEnds]) {
+        (&mut self.contacts, &self.ends)
     }
 
-    pub fn as_mut_slice(&mut self) -> &mut [Contact] {
-        &mut self.contacts
-    }
-
+    #[cfg(test)]
     pub fn as_slice(&self) -> &[Contact] {
         &self.contacts
     }
@@ -243,6 +238,12 @@ impl ContactSet {
     /// Per contact, in the same order: its bodies and point count.
     pub fn ends(&self) -> &[ContactEnds] {
         &self.ends
+    }
+
+    /// Each contact with its bodies.
+    pub fn with_bodies(&self) -> impl Iterator<Item = (&Contact, [u32; 2])> {
+        let ends = self.ends.iter().map(|e| e.bodies());
+        self.contacts.iter().zip(ends)
     }
 
     /// Whether shapes `a` and `b` (in broadphase pair order) have a contact
@@ -305,8 +306,9 @@ impl ContactSet {
         let warm = unsafe { assume_written(warm) };
         self.frozen.clear();
         if any_sleeping {
-            let frozen = self.contacts.iter().filter(|c| is_frozen(c, bodies));
-            self.frozen.extend(frozen);
+            let contacts = self.contacts.iter().zip(&self.ends);
+            let frozen = contacts.filter(|(_, ends)| is_frozen(**ends, bodies));
+            self.frozen.extend(frozen.map(|(c, ends)| (*c, *ends)));
         }
         refill(&mut self.contacts, pairs.len());
         refill(&mut self.ends, pairs.len());
@@ -357,14 +359,9 @@ impl ContactSet {
             self.contacts.set_len(len);
             self.ends.set_len(len);
         }
-        if !self.frozen.is_empty() {
-            merge_sorted(&mut self.contacts, &self.frozen);
-            // Rare (only beside sleeping bodies): the ends are listed again.
-            self.ends.clear();
-            self.ends.extend(self.contacts.iter().map(ContactEnds::of));
-        }
+        merge_sorted(&mut self.contacts, &mut self.ends, &self.frozen);
         self.to_wake.clear();
-        self.points = self.frozen.iter().map(|c| c.manifold.count).sum();
+        self.points = self.frozen.iter().map(|(c, _)| c.manifold.count).sum();
         for result in &self.chunk_results[..chunks] {
             self.to_wake.extend_from_slice(&result.wake);
             self.points += result.points;
@@ -521,14 +518,14 @@ impl ChunkFill<'_> {
         } else {
             self.fill_directly(&mut slots, pairs)
         };
-        // SAFETY: the fills wrote the first `kept` slots.
-        let made = unsafe { assume_written(&mut slots.contacts[..kept]) };
         result.kept = kept;
         result.points = points;
         result.wake.clear();
         if self.any_sleeping {
             let bodies = self.inputs.bodies;
-            let sleepers = made.iter().flat_map(|c| sleeping_side(c, bodies));
+            // SAFETY: the fills wrote the ends of the contacts they kept.
+            let ends = unsafe { assume_written(&mut slots.ends[..kept]) };
+            let sleepers = ends.iter().flat_map(|e| sleeping_side(*e, bodies));
             result.wake.extend(sleepers);
         }
     }
@@ -544,7 +541,8 @@ impl ChunkFill<'_> {
                 PairShapes::Placed(a, b, reach) => collide_placed(a, b, reach),
                 PairShapes::Unplaced(reach) => self.inputs.collide_unplaced(pair, reach),
             };
-            made.keep(self.inputs.new_contact(pair, manifold));
+            let (contact, bodies) = self.inputs.new_contact(pair, manifold);
+            made.keep(contact, bodies);
         }
         (made.kept, made.points)
     }
@@ -573,7 +571,8 @@ impl ChunkFill<'_> {
         let manifolds = unsafe { assume_written(manifolds) };
         let mut made = MadeContacts::new(slots, self.warm, pairs);
         for (&pair, &manifold) in pairs.iter().zip(manifolds.iter()) {
-            made.keep(self.inputs.new_contact(pair, manifold));
+            let (contact, bodies) = self.inputs.new_contact(pair, manifold);
+            made.keep(contact, bodies);
         }
         (made.kept, made.points)
     }
@@ -611,10 +610,11 @@ impl<'s, 'w> MadeContacts<'s, 'w> {
         }
     }
 
-    /// Writes `contact`, if it has points, with the impulses its points'
-    /// features had last step. Contacts must come in pair order.
+    /// Writes `contact` between `bodies`, if it has points, with the
+    /// impulses its points' features had last step, and its ends. Contacts
+    /// must come in pair order.
     #[inline(always)]
-    fn keep(&mut self, mut contact: Contact) {
+    fn keep(&mut self, mut contact: Contact, bodies: [u32; 2]) {
         if contact.manifold.is_empty() {
             return;
         }
@@ -631,44 +631,53 @@ impl<'s, 'w> MadeContacts<'s, 'w> {
             }
         }
         self.points += contact.manifold.count;
-        self.ends[self.kept].write(ContactEnds::of(&contact));
+        self.ends[self.kept].write(ContactEnds::new(bodies, contact.manifold.count));
         self.contacts[self.kept].write(contact);
         self.kept += 1;
     }
 }
 
-/// Merges `extra` into `list`, both sorted by pair, from the back, in place.
-fn merge_sorted(list: &mut Vec<Contact>, extra: &[Contact]) {
+/// Merges `extra` (contacts with their ends) into `list` and its `ends`,
+/// all sorted by pair, from the back, in place.
+fn merge_sorted(
+    list: &mut Vec<Contact>,
+    ends: &mut Vec<ContactEnds>,
+    extra: &[(Contact, ContactEnds)],
+) {
+    if extra.is_empty() {
+        return;
+    }
     let mut live = list.len();
     list.resize(live + extra.len(), Contact::NONE);
+    ends.resize(live + extra.len(), ContactEnds::new([0, 0], 0));
     let mut rest = extra.len();
     for slot in (0..list.len()).rev() {
-        let take_extra = rest > 0 && (live == 0 || extra[rest - 1].key() > list[live - 1].key());
-        list[slot] = if take_extra {
+        let take_extra = rest > 0 && (live == 0 || extra[rest - 1].0.key() > list[live - 1].key());
+        (list[slot], ends[slot]) = if take_extra {
             rest -= 1;
             extra[rest]
         } else {
             live -= 1;
-            list[live]
+            (list[live], ends[live])
         };
     }
 }
 
-/// A contact neither of whose bodies can move this step.
-fn is_frozen(contact: &Contact, bodies: &[Body]) -> bool {
-    !bodies[contact.body_a as usize].is_moving() && !bodies[contact.body_b as usize].is_moving()
+/// Whether neither body of a contact can move this step.
+fn is_frozen(ends: ContactEnds, bodies: &[Body]) -> bool {
+    ends.bodies()
+        .iter()
+        .all(|&b| !bodies[b as usize].is_moving())
 }
 
 /// The sleeping body of a contact between a moving and a sleeping body.
-fn sleeping_side(contact: &Contact, bodies: &[Body]) -> Option<u32> {
-    let (a, b) = (
-        &bodies[contact.body_a as usize],
-        &bodies[contact.body_b as usize],
-    );
-    if a.is_sleeping() && b.is_moving() {
-        Some(contact.body_a)
-    } else if b.is_sleeping() && a.is_moving() {
-        Some(contact.body_b)
+fn sleeping_side(ends: ContactEnds, bodies: &[Body]) -> Option<u32> {
+    let [a, b] = ends.bodies();
+    let (body_a, body_b) = (&bodies[a as usize], &bodies[b as usize]);
+    if body_a.is_sleeping() && body_b.is_moving() {
+        Some(a)
+    } else if body_b.is_sleeping() && body_a.is_moving() {
+        Some(b)
     } else {
         None
     }
@@ -735,19 +744,18 @@ impl ContactInputs<'_> {
     /// bodies would pass contact within the substep), so extra ones cost solver
     /// time, not accuracy.
     #[inline(always)]
-    fn new_contact(&self, pair: Pair, mut manifold: ContactManifold) -> Contact {
+    fn new_contact(&self, pair: Pair, mut manifold: ContactManifold) -> (Contact, [u32; 2]) {
         let (va, vb) = (&self.views[pair.a as usize], &self.views[pair.b as usize]);
         self.keep_reachable_points(&mut manifold, va.body, vb.body);
-        Contact {
+        let contact = Contact {
             shape_a: pair.a,
             shape_b: pair.b,
-            body_a: va.body,
-            body_b: vb.body,
             manifold,
             impulses: [PointImpulse::default(); 2],
             friction: Material::mix_friction(va.friction, vb.friction),
             restitution: Material::mix_restitution(va.restitution, vb.restitution),
-        }
+        };
+        (contact, [va.body, vb.body])
     }
 
     /// Drops points whose gap neither body could close this step at its
@@ -809,12 +817,14 @@ mod tests {
         }
     }
 
-    /// Asserts that the set's ends list each contact's bodies and point
-    /// count, in contact order.
-    fn assert_ends_follow(set: &super::ContactSet, step: usize) {
+    /// Asserts that the world's contact ends list each contact's bodies
+    /// (its shapes' owners) and point count, in contact order.
+    fn assert_ends_follow(world: &crate::World, step: usize) {
+        let (set, colliders) = (&world.contacts, &world.colliders);
         assert_eq!(set.ends().len(), set.len(), "step {step}");
-        for (ends, c) in set.ends().iter().zip(set.iter()) {
-            assert_eq!(ends.bodies(), [c.body_a, c.body_b], "step {step}");
+        for (ends, c) in set.ends().iter().zip(set.as_slice()) {
+            let shape_bodies = [c.shape_a, c.shape_b].map(|s| colliders[s as usize].body);
+            assert_eq!(ends.bodies(), shape_bodies, "step {step}");
             assert_eq!(ends.has_two_points(), c.manifold.count == 2, "step {step}");
         }
     }
@@ -839,8 +849,8 @@ mod tests {
             pool.install(|| shared.step_with(Threading::Pool));
             let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
             assert_same_contacts(a, b, step);
-            assert_ends_follow(&calling.contacts, step);
-            assert_ends_follow(&shared.contacts, step);
+            assert_ends_follow(&calling, step);
+            assert_ends_follow(&shared, step);
             compared += a.len();
         }
         assert!(compared > 10_000, "only {compared} contacts compared");
@@ -894,7 +904,7 @@ mod tests {
             single.step_with(Threading::Calling);
             let (a, b) = (batched.contacts.as_slice(), single.contacts.as_slice());
             assert_same_contacts(a, b, step);
-            assert_ends_follow(&batched.contacts, step);
+            assert_ends_follow(&batched, step);
             two_point += a.iter().filter(|c| c.manifold.count == 2).count();
         }
         assert!(two_point > 10_000, "only {two_point} two-point contacts");
@@ -934,7 +944,7 @@ mod tests {
         for step in 0..900 {
             let sleeping = world.stats().sleeping_bodies > 0;
             world.step();
-            assert_ends_follow(&world.contacts, step);
+            assert_ends_follow(&world, step);
             merged_steps += usize::from(sleeping && !world.contacts.frozen.is_empty());
         }
         assert!(merged_steps > 0, "no step merged sleeping contacts");

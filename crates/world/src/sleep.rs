@@ -20,7 +20,7 @@
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind, AWAKE};
-use crate::contacts::Contact;
+use crate::contacts::{Contact, ContactSet};
 use crate::settings::WorldSettings;
 use crate::threading::Threading;
 
@@ -58,7 +58,7 @@ impl Islands {
     pub fn fall_asleep(
         &mut self,
         bodies: &mut [Body],
-        contacts: &[Contact],
+        contacts: &ContactSet,
         settings: &WorldSettings,
         threading: Threading,
     ) {
@@ -107,16 +107,15 @@ impl Islands {
 
     /// Union-find over the touching contacts between awake dynamic bodies;
     /// records each island's smallest sleep time at its root.
-    fn find_islands(&mut self, bodies: &[Body], contacts: &[Contact], settings: &WorldSettings) {
+    fn find_islands(&mut self, bodies: &[Body], contacts: &ContactSet, settings: &WorldSettings) {
         self.parent.clear();
         self.parent.extend(0..bodies.len() as u32);
-        for c in contacts {
-            let (a, b) = (c.body_a as usize, c.body_b as usize);
-            if bodies[a].is_awake_dynamic()
-                && bodies[b].is_awake_dynamic()
+        for (c, [a, b]) in contacts.with_bodies() {
+            if bodies[a as usize].is_awake_dynamic()
+                && bodies[b as usize].is_awake_dynamic()
                 && is_touching(c, settings)
             {
-                self.union(c.body_a, c.body_b);
+                self.union(a, b);
             }
         }
         self.least_sleep_time.clear();
@@ -216,11 +215,11 @@ fn update_timers(bodies: &mut [Body], settings: &WorldSettings, threading: Threa
 /// A body touching a moving kinematic body is carried, not at rest.
 fn keep_awake_on_moving_kinematics(
     bodies: &mut [Body],
-    contacts: &[Contact],
+    contacts: &ContactSet,
     settings: &WorldSettings,
 ) {
-    for c in contacts {
-        let (a, b) = (c.body_a as usize, c.body_b as usize);
+    for (c, [a, b]) in contacts.with_bodies() {
+        let (a, b) = (a as usize, b as usize);
         for (carrier, load) in [(a, b), (b, a)] {
             if bodies[carrier].kind == BodyKind::Kinematic
                 && bodies[carrier].is_moving()

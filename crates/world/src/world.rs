@@ -501,12 +501,8 @@ impl World {
             0
         };
         if self.settings.sleep {
-            self.islands.fall_asleep(
-                &mut self.bodies,
-                self.contacts.as_slice(),
-                &self.settings,
-                threading,
-            );
+            self.islands
+                .fall_asleep(&mut self.bodies, &self.contacts, &self.settings, threading);
         }
         self.stats.sleeping_bodies = self.islands.sleeping_bodies();
         let finish = clock.lap();
@@ -552,14 +548,16 @@ impl World {
 
     /// The contacts of the last step, in a stable order.
     pub fn contacts(&self) -> impl Iterator<Item = ContactView> + '_ {
-        self.contacts.iter().map(move |c| ContactView {
-            shape_a: self.colliders[c.shape_a as usize].handle,
-            shape_b: self.colliders[c.shape_b as usize].handle,
-            body_a: self.bodies[c.body_a as usize].handle,
-            body_b: self.bodies[c.body_b as usize].handle,
-            manifold: c.manifold,
-            normal_impulses: [c.impulses[0].normal, c.impulses[1].normal],
-        })
+        self.contacts
+            .with_bodies()
+            .map(move |(c, [a, b])| ContactView {
+                shape_a: self.colliders[c.shape_a as usize].handle,
+                shape_b: self.colliders[c.shape_b as usize].handle,
+                body_a: self.bodies[a as usize].handle,
+                body_b: self.bodies[b as usize].handle,
+                manifold: c.manifold,
+                normal_impulses: [c.impulses[0].normal, c.impulses[1].normal],
+            })
     }
 
     /// Deepest overlap among the last step's contact points, metres (0 when

@@ -137,18 +137,19 @@ pub(crate) unsafe fn prepare_lanes<const N: usize>(
     contacts: &[u32],
     null_body: u32,
 ) -> PrepareLanes<N, Avx8> {
-    let padding = Contact {
-        body_a: null_body,
-        body_b: null_body,
-        ..Contact::NONE
-    };
+    let padding = Contact::NONE;
     let lanes: [&Contact; LANES] = std::array::from_fn(|k| {
         contacts
             .get(k)
             .map_or(&padding, |&i| &view.contacts[i as usize])
     });
-    let a = lanes.map(|c| c.body_a);
-    let b = lanes.map(|c| c.body_b);
+    let bodies: [[u32; 2]; LANES] = std::array::from_fn(|k| {
+        contacts
+            .get(k)
+            .map_or([null_body; 2], |&i| view.ends[i as usize].bodies())
+    });
+    let a = bodies.map(|[a, _]| a);
+    let b = bodies.map(|[_, b]| b);
     let records = lanes.map(|c| (c as *const Contact).cast::<u8>());
     let mass_of = |i: u32| (&view.masses[i as usize] as *const super::BodyMass).cast::<u8>();
     let state_of = |i: u32| (&view.states[i as usize] as *const super::BodyState).cast::<u8>();

@@ -36,7 +36,7 @@ use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
 use crate::buffer::{resize_to_overwrite, SharedScratch};
-use crate::contacts::{Contact, ContactSet};
+use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::graph::{self, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
 use crate::threading::Threading;
@@ -202,8 +202,10 @@ impl Solver {
         // Preparing the batches, the substeps and storing what they did run
         // as one sequence of stages on the same threads.
         let slots = BatchSlots { ones, twos };
+        let (contacts, ends) = contacts.split_mut();
         let written = StepOutputs {
-            contacts: contacts.as_mut_slice(),
+            contacts,
+            ends,
             bodies,
         };
         self.run_stages(&passes, threading, slots, written);
@@ -323,6 +325,8 @@ impl Solver {
 /// contacts and motion into the bodies.
 struct StepOutputs<'a> {
     contacts: &'a mut [Contact],
+    /// The contacts' bodies, read as constraints are prepared.
+    ends: &'a [ContactEnds],
     bodies: &'a mut [Body],
 }
 
@@ -544,6 +548,8 @@ unsafe fn prepare_batch_avx2<const N: usize>(
 /// What preparing constraints reads.
 struct PrepareView<'a> {
     contacts: &'a [Contact],
+    /// Per contact: its bodies.
+    ends: &'a [ContactEnds],
     masses: &'a [BodyMass],
     states: &'a [BodyState],
 }
@@ -555,11 +561,12 @@ impl PrepareView<'_> {
         let mut input = BatchInput::<N>::empty(null_body);
         for (lane, &k) in contacts.iter().enumerate() {
             let contact = &self.contacts[k as usize];
-            let (ia, ib) = (contact.body_a as usize, contact.body_b as usize);
+            let [body_a, body_b] = self.ends[k as usize].bodies();
+            let (ia, ib) = (body_a as usize, body_b as usize);
             let (a, b) = (&self.masses[ia], &self.masses[ib]);
             let (sa, sb) = (&self.states[ia], &self.states[ib]);
-            input.a[lane] = contact.body_a;
-            input.b[lane] = contact.body_b;
+            input.a[lane] = body_a;
+            input.b[lane] = body_b;
             input.inv_mass_a[lane] = a.inv_mass;
             input.inv_inertia_a[lane] = a.inv_inertia;
             input.inv_mass_b[lane] = b.inv_mass;
@@ -596,13 +603,15 @@ impl PrepareView<'_> {
     /// Anchors, effective masses, warm-start impulses and start-of-step
     /// normal velocities of one contact with `N` points.
     #[cfg(test)]
-    fn prepare_one<const N: usize>(&self, contact: &Contact) -> ContactConstraint<N> {
-        let (ia, ib) = (contact.body_a as usize, contact.body_b as usize);
+    fn prepare_one<const N: usize>(&self, k: usize) -> ContactConstraint<N> {
+        let contact = &self.contacts[k];
+        let [body_a, body_b] = self.ends[k].bodies();
+        let (ia, ib) = (body_a as usize, body_b as usize);
         let (a, b) = (&self.masses[ia], &self.masses[ib]);
         let n = contact.manifold.normal;
         let mut c = ContactConstraint::<N> {
-            a: contact.body_a,
-            b: contact.body_b,
+            a: body_a,
+            b: body_b,
             inv_mass_a: a.inv_mass,
             inv_inertia_a: a.inv_inertia,
             inv_mass_b: b.inv_mass,
@@ -659,7 +668,7 @@ mod tests {
             let wide = WideConstraint::<N>::prepare(&view.batch_input(sources, null_body).lanes());
             let one_by_one: Vec<ContactConstraint<N>> = sources
                 .iter()
-                .map(|&k| view.prepare_one(&view.contacts[k as usize]))
+                .map(|&k| view.prepare_one(k as usize))
                 .collect();
             let packed = WideConstraint::pack(&one_by_one, null_body);
             assert_eq!(wide.bits(), packed.bits(), "batch at {start}");
@@ -733,6 +742,7 @@ mod tests {
         solver.split_by_points(order);
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
+            ends: world.contacts.ends(),
             masses: &solver.masses,
             states: &solver.states,
         };

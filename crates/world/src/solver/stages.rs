@@ -32,7 +32,7 @@ use super::{
     Solver, StatesPtr, StepOutputs,
 };
 use crate::body::Body;
-use crate::contacts::{Contact, PointImpulse};
+use crate::contacts::{Contact, ContactEnds, PointImpulse};
 use crate::graph;
 use crate::threading::Threading;
 
@@ -190,7 +190,11 @@ impl Solver {
         slots: BatchSlots,
         written: StepOutputs,
     ) {
-        let StepOutputs { contacts, bodies } = written;
+        let StepOutputs {
+            contacts,
+            ends,
+            bodies,
+        } = written;
         assert!(
             slots.ones.len() == self.ones.batch_count()
                 && slots.twos.len() == self.twos.batch_count(),
@@ -224,6 +228,7 @@ impl Solver {
             dynamic: &self.dynamic,
             contacts: contacts.as_mut_ptr(),
             contact_count: contacts.len(),
+            ends,
             bodies: bodies.as_mut_ptr(),
             kept,
             start_poses,
@@ -355,6 +360,8 @@ struct Executor<'a> {
     /// Read while batches are prepared, written when impulses are stored.
     contacts: *mut Contact,
     contact_count: usize,
+    /// Per contact: its bodies (read while batches are prepared).
+    ends: &'a [ContactEnds],
     /// Written when the motion is stored (one per state but the last).
     bodies: *mut Body,
     /// Per body, written when its motion is stored: whether its start pose
@@ -492,6 +499,7 @@ impl Executor<'_> {
         let view = unsafe {
             PrepareView {
                 contacts: std::slice::from_raw_parts(self.contacts, self.contact_count),
+                ends: self.ends,
                 masses: self.masses,
                 states: std::slice::from_raw_parts(self.states.0, self.state_count),
             }
