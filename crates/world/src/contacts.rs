@@ -274,6 +274,26 @@ impl ContactSet {
         &self.to_wake
     }
 
+    /// Copies what warm starting needs of each contact (its pair, its
+    /// points' features and impulses) into `warm`, one slot per contact,
+    /// before the contacts are made again over the old ones. Reads nothing
+    /// the broadphase writes, so the two can run side by side.
+    pub fn keep_warm_starts<'w>(
+        &self,
+        warm: &'w mut [MaybeUninit<WarmStart>],
+        threading: Threading,
+    ) -> &'w [WarmStart] {
+        assert_eq!(warm.len(), self.contacts.len(), "one slot per contact");
+        warm.par_iter_mut()
+            .zip(self.contacts.par_iter())
+            .with_min_len(threading.min_len())
+            .for_each(|(slot, contact)| {
+                slot.write(WarmStart::of(contact));
+            });
+        // SAFETY: the loop above wrote every slot.
+        unsafe { assume_written(warm) }
+    }
+
     /// Recomputes the manifolds of `pairs` and carries over the impulses of
     /// points that persist. With `any_sleeping`, last step's contacts among
     /// bodies that cannot move are kept as they were.
@@ -285,25 +305,20 @@ impl ContactSet {
     /// down to follow the previous chunk's as soon as that one is in place
     /// (see [`InOrderMoves`]). Either way the list comes out the same. One
     /// list is kept, and only a compact copy of last step's impulses beside
-    /// it, in `warm` (one slot per contact of last step).
+    /// it, `warm` (see [`ContactSet::keep_warm_starts`]).
     pub fn update(
         &mut self,
         pairs: &[Pair],
         inputs: &ContactInputs,
         any_sleeping: bool,
-        warm: &mut [MaybeUninit<WarmStart>],
+        warm: &[WarmStart],
     ) {
         let bodies = inputs.bodies;
-        let min_len = inputs.threading.min_len();
-        assert_eq!(warm.len(), self.contacts.len(), "one slot per contact");
-        warm.par_iter_mut()
-            .zip(self.contacts.par_iter())
-            .with_min_len(min_len)
-            .for_each(|(slot, contact)| {
-                slot.write(WarmStart::of(contact));
-            });
-        // SAFETY: the loop above wrote every slot.
-        let warm = unsafe { assume_written(warm) };
+        assert_eq!(
+            warm.len(),
+            self.contacts.len(),
+            "one warm start per contact"
+        );
         self.frozen.clear();
         if any_sleeping {
             let contacts = self.contacts.iter().zip(&self.ends);
