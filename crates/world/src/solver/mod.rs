@@ -70,6 +70,11 @@ struct BodyMass {
     inv_inertia: f32,
 }
 
+/// Proof that [`Solver::load`] ran for the step [`Solver::step`] is about
+/// to take.
+#[must_use]
+pub(crate) struct Loaded(());
+
 /// What a solver step reports.
 pub(crate) struct Solved<'a> {
     pub colors: usize,
@@ -151,7 +156,24 @@ impl Solver {
         self.isa = isa;
     }
 
-    /// Advances every body by one step of `settings.dt`, resolving contacts.
+    /// Copies what the step reads of `bodies` into the solver's arrays.
+    /// Must come after anything that changes the bodies (waking them
+    /// included) and before [`Solver::step`], which takes the returned
+    /// token; it reads neither the contacts nor the broadphase, so it may
+    /// run beside them.
+    pub fn load(
+        &mut self,
+        settings: &WorldSettings,
+        bodies: &[Body],
+        threading: Threading,
+    ) -> Loaded {
+        let h = settings.dt / settings.substeps as f32;
+        self.load_bodies(settings, bodies, h, threading);
+        Loaded(())
+    }
+
+    /// Advances every body by one step of `settings.dt`, resolving contacts;
+    /// the bodies must be as [`Solver::load`] read them.
     pub fn step(
         &mut self,
         settings: &WorldSettings,
@@ -159,10 +181,10 @@ impl Solver {
         contacts: &mut ContactSet,
         threading: Threading,
         scratch: &mut SharedScratch,
+        _loaded: Loaded,
     ) -> Solved<'_> {
         let substeps = settings.substeps;
         let h = settings.dt / substeps as f32;
-        self.load_bodies(settings, bodies, h, threading);
         // The colouring's lists are needed only until the constraints are
         // grouped; the batches then take the same memory.
         let order = self.color(contacts, scratch);
