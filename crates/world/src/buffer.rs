@@ -80,6 +80,7 @@ impl SharedScratch {
     }
 
     /// Room for `first` items of `A` and, after them, `second` items of `B`.
+    #[cfg(test)]
     pub fn lend_two<A, B>(
         &mut self,
         first: usize,

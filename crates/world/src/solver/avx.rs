@@ -27,7 +27,7 @@ use wide::f32x8;
 
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
 use super::lanes::{Lane, PairL, StateL, V2};
-use super::wide::{PointLanes, PrepareLanes, WideConstraint, WideLane, LANES};
+use super::wide::{PointLanes, PrepareLanes, WideBounce, WideConstraint, WideLane, LANES};
 use super::{PrepareView, StatesPtr};
 use crate::contacts::{layout, Contact};
 
@@ -37,28 +37,41 @@ const _: () = {
     assert!(std::mem::align_of::<Avx8>() == std::mem::align_of::<f32x8>());
 };
 
-/// Views batches stored as `f32x8` as batches of [`Avx8`].
-#[inline(always)]
-pub(crate) fn as_avx<const N: usize>(
-    batches: &mut [WideConstraint<N>],
-) -> &mut [WideConstraint<N, Avx8>] {
-    // SAFETY: `WideConstraint` is `repr(C)` and generic only in its lane
-    // type; `f32x8` and `Avx8` are both eight `f32` in lane order with the
-    // same size and alignment (asserted above), and every bit pattern is
-    // valid for both.
-    unsafe {
-        std::slice::from_raw_parts_mut(
-            batches.as_mut_ptr().cast::<WideConstraint<N, Avx8>>(),
-            batches.len(),
-        )
-    }
+/// A type stored in `f32x8` lanes that has a twin in [`Avx8`] lanes of the
+/// same layout: `repr(C)` and generic only in its lane type.
+///
+/// # Safety
+/// `Self` and `Self::Avx` must differ only in their lane type.
+pub(crate) unsafe trait AvxTwin: Sized {
+    type Avx;
 }
 
-/// Moves a batch prepared in [`Avx8`] lanes into the `f32x8` storage.
+// SAFETY: both are `repr(C)` and generic only in their lane type.
+unsafe impl<const N: usize> AvxTwin for WideConstraint<N> {
+    type Avx = WideConstraint<N, Avx8>;
+}
+
+// SAFETY: as above.
+unsafe impl<const N: usize> AvxTwin for WideBounce<N> {
+    type Avx = WideBounce<N, Avx8>;
+}
+
+/// Views items stored in `f32x8` lanes (batches, their bounce lanes) as
+/// their [`Avx8`] twins.
 #[inline(always)]
-pub(crate) fn to_storage<const N: usize>(batch: WideConstraint<N, Avx8>) -> WideConstraint<N> {
+pub(crate) fn as_avx<T: AvxTwin>(items: &mut [T]) -> &mut [T::Avx] {
+    // SAFETY: the twins are `repr(C)` and generic only in their lane type
+    // (`AvxTwin`); `f32x8` and `Avx8` are both eight `f32` in lane order
+    // with the same size and alignment (asserted above), and every bit
+    // pattern is valid for both.
+    unsafe { std::slice::from_raw_parts_mut(items.as_mut_ptr().cast::<T::Avx>(), items.len()) }
+}
+
+/// Moves an item prepared in [`Avx8`] lanes into its `f32x8` storage.
+#[inline(always)]
+pub(crate) fn to_storage<T: AvxTwin>(item: T::Avx) -> T {
     // SAFETY: same layout, see `as_avx`.
-    unsafe { std::ptr::read((&batch as *const WideConstraint<N, Avx8>).cast()) }
+    unsafe { std::ptr::read((&item as *const T::Avx).cast()) }
 }
 
 // The arithmetic, `sqrt`, `abs`, `min`, `max` and the comparisons are the

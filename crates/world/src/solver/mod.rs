@@ -35,7 +35,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
-use crate::buffer::{resize_to_overwrite, SharedScratch};
+use crate::buffer::{resize_to_overwrite, Room, SharedScratch};
 use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::graph::{self, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
@@ -45,7 +45,7 @@ use contact::{relative_velocity, tangent, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
 use integrate::{BodyMotion, BodyState, MotionLimits};
 pub(crate) use start::{StartPose, StartPoses};
-use wide::{BatchInput, WideConstraint, WideLane, WidePass, LANES};
+use wide::{BatchInput, WideBounce, WideConstraint, WideLane, WidePass, LANES};
 
 /// Bodies handed to one task when integrating.
 const BODY_CHUNK: usize = 512;
@@ -200,7 +200,7 @@ impl Solver {
             soft: Softness::new(hertz, settings.contact_damping_ratio, h),
             stiff: Softness::new(2.0 * hertz, settings.contact_damping_ratio, h),
         };
-        let (ones, twos) = scratch.lend_two(self.ones.batch_count(), self.twos.batch_count());
+        let slots = BatchSlots::lend(scratch, self.ones.batch_count(), self.twos.batch_count());
         let limits = MotionLimits {
             max_linear_speed: settings.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
@@ -223,7 +223,6 @@ impl Solver {
         };
         // Preparing the batches, the substeps and storing what they did run
         // as one sequence of stages on the same threads.
-        let slots = BatchSlots { ones, twos };
         let (contacts, ends) = contacts.split_mut();
         let written = StepOutputs {
             contacts,
@@ -421,11 +420,46 @@ struct ConstraintSet<const N: usize> {
     group_batches: Vec<(u32, u32)>,
 }
 
-/// Slots for a step's constraint batches, one- and two-point (one slot
-/// per batch), to be prepared in place.
+/// Slots for a step's constraint batches, one- and two-point, to be
+/// prepared in place.
 struct BatchSlots<'a> {
-    ones: &'a mut [MaybeUninit<WideConstraint<1>>],
-    twos: &'a mut [MaybeUninit<WideConstraint<2>>],
+    ones: SetSlots<'a, 1>,
+    twos: SetSlots<'a, 2>,
+}
+
+/// Slots for one set's batches: per batch, the batch, its lanes that only
+/// bouncing reads (see [`WideBounce`]), and whether any lane can bounce,
+/// so that the passes need not read those lanes to find out.
+struct SetSlots<'a, const N: usize> {
+    batches: &'a mut [MaybeUninit<WideConstraint<N>>],
+    bounces: &'a mut [MaybeUninit<WideBounce<N>>],
+    bouncy: &'a mut [MaybeUninit<bool>],
+}
+
+impl<'a> BatchSlots<'a> {
+    /// Slots for `ones` one-point and `twos` two-point batches, in memory
+    /// lent by `scratch`.
+    fn lend(scratch: &'a mut SharedScratch, ones: usize, twos: usize) -> BatchSlots<'a> {
+        fn bytes<const N: usize>(count: usize) -> usize {
+            Room::bytes_for::<WideConstraint<N>>(count)
+                + Room::bytes_for::<WideBounce<N>>(count)
+                + Room::bytes_for::<bool>(count)
+        }
+        fn take<'a, const N: usize>(room: &mut Room<'a>, count: usize) -> SetSlots<'a, N> {
+            let sized = "the room was sized for the batches";
+            SetSlots {
+                batches: room.take(count).expect(sized),
+                bounces: room.take(count).expect(sized),
+                bouncy: room.take(count).expect(sized),
+            }
+        }
+        let mut room = scratch.room(bytes::<1>(ones) + bytes::<2>(twos));
+        let ones = take(&mut room, ones);
+        BatchSlots {
+            ones,
+            twos: take(&mut room, twos),
+        }
+    }
 }
 
 impl<const N: usize> ConstraintSet<N> {
@@ -470,18 +504,33 @@ impl<const N: usize> ConstraintSet<N> {
 
 /// Runs `pass` over `batches` in order, compiled for `isa`.
 fn run_batches<const N: usize, P: WidePass>(
-    batches: &mut [WideConstraint<N>],
+    batches: BatchRun<N>,
     pass: &P,
     ptr: StatesPtr,
     dynamic: &[bool],
     isa: Isa,
 ) {
     match isa {
-        Isa::Portable => run_batches_with(batches, pass, ptr, dynamic),
+        Isa::Portable => run_batches_with(
+            batches.batches,
+            batches.bounces,
+            batches.bouncy,
+            pass,
+            ptr,
+            dynamic,
+        ),
         // SAFETY: `Isa::Avx2` is only chosen when the processor has AVX2.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { run_batches_avx2(batches, pass, ptr, dynamic) },
     }
+}
+
+/// A run of batches, with their bounce lanes and flags (see
+/// [`ConstraintSet::bounces`]).
+struct BatchRun<'a, const N: usize> {
+    batches: &'a mut [WideConstraint<N>],
+    bounces: &'a mut [WideBounce<N>],
+    bouncy: &'a [bool],
 }
 
 /// [`run_batches_with`] compiled for processors with AVX2, on 256-bit lanes.
@@ -491,12 +540,13 @@ fn run_batches<const N: usize, P: WidePass>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn run_batches_avx2<const N: usize, P: WidePass>(
-    batches: &mut [WideConstraint<N>],
+    run: BatchRun<N>,
     pass: &P,
     ptr: StatesPtr,
     dynamic: &[bool],
 ) {
-    run_batches_with(avx::as_avx(batches), pass, ptr, dynamic);
+    let (batches, bounces) = (avx::as_avx(run.batches), avx::as_avx(run.bounces));
+    run_batches_with(batches, bounces, run.bouncy, pass, ptr, dynamic);
 }
 
 /// Gathers each batch's bodies, runs `pass`, and scatters the velocities;
@@ -504,12 +554,14 @@ unsafe fn run_batches_avx2<const N: usize, P: WidePass>(
 #[inline(always)]
 fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
     batches: &mut [WideConstraint<N, L>],
+    bounces: &mut [WideBounce<N, L>],
+    bouncy: &[bool],
     pass: &P,
     ptr: StatesPtr,
     dynamic: &[bool],
 ) {
-    for c in batches {
-        if pass.leaves_alone(c) {
+    for ((c, bounce), &bouncy) in batches.iter_mut().zip(bounces).zip(bouncy) {
+        if pass.leaves_alone(bouncy) {
             continue;
         }
         // SAFETY: `a` and `b` index `states`, whose buffer outlives this
@@ -519,7 +571,7 @@ fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
         unsafe {
             let mut a = L::gather(ptr, &c.a);
             let mut b = L::gather(ptr, &c.b);
-            pass.run_wide(c, &mut a, &mut b);
+            pass.run_wide(c, bounce, bouncy, &mut a, &mut b);
             L::scatter(ptr, &c.a, dynamic, &a);
             L::scatter(ptr, &c.b, dynamic, &b);
         }
@@ -527,8 +579,9 @@ fn run_batches_with<const N: usize, P: WidePass, L: WideLane>(
 }
 
 /// Prepares the constraints of `contacts` (at most eight) as one batch into
-/// `out`, on the lanes `isa` offers. The batch (about a kilobyte) is
-/// written where it is kept rather than returned, which would copy it.
+/// `out` and its bounce lanes into `bounce`, on the lanes `isa` offers. The
+/// batch (over half a kilobyte) is written where it is kept rather than
+/// returned, which would copy it.
 #[inline]
 fn prepare_batch<const N: usize>(
     view: &PrepareView,
@@ -536,16 +589,18 @@ fn prepare_batch<const N: usize>(
     null_body: u32,
     isa: Isa,
     out: &mut MaybeUninit<WideConstraint<N>>,
+    bounce: &mut MaybeUninit<WideBounce<N>>,
 ) {
     match isa {
         Isa::Portable => {
-            out.write(WideConstraint::prepare(
-                &view.batch_input(contacts, null_body).lanes(),
-            ));
+            let (batch, bounced) =
+                WideConstraint::prepare(&view.batch_input(contacts, null_body).lanes());
+            out.write(batch);
+            bounce.write(bounced);
         }
         // SAFETY: `Isa::Avx2` is only chosen when the processor has AVX2.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { prepare_batch_avx2(view, contacts, null_body, out) },
+        Isa::Avx2 => unsafe { prepare_batch_avx2(view, contacts, null_body, out, bounce) },
     }
 }
 
@@ -561,10 +616,13 @@ unsafe fn prepare_batch_avx2<const N: usize>(
     contacts: &[u32],
     null_body: u32,
     out: &mut MaybeUninit<WideConstraint<N>>,
+    bounce: &mut MaybeUninit<WideBounce<N>>,
 ) {
     // SAFETY: the caller checked the processor.
     let lanes = unsafe { avx::prepare_lanes::<N>(view, contacts, null_body) };
-    out.write(avx::to_storage(WideConstraint::prepare(&lanes)));
+    let (batch, bounced) = WideConstraint::prepare(&lanes);
+    out.write(avx::to_storage(batch));
+    bounce.write(avx::to_storage(bounced));
 }
 
 /// What preparing constraints reads.
@@ -687,21 +745,25 @@ mod tests {
             let sources = &set.sources[start..end];
             let contacts = sources.iter().map(|&k| &view.contacts[k as usize]);
             bouncy += usize::from(contacts.clone().any(|c| c.restitution > 0.0));
-            let wide = WideConstraint::<N>::prepare(&view.batch_input(sources, null_body).lanes());
+            let (wide, bounce) =
+                WideConstraint::<N>::prepare(&view.batch_input(sources, null_body).lanes());
             let one_by_one: Vec<ContactConstraint<N>> = sources
                 .iter()
                 .map(|&k| view.prepare_one(k as usize))
                 .collect();
-            let packed = WideConstraint::pack(&one_by_one, null_body);
-            assert_eq!(wide.bits(), packed.bits(), "batch at {start}");
+            let (packed, packed_bounce) = WideConstraint::pack(&one_by_one, null_body);
+            let expected = packed.bits(&packed_bounce);
+            assert_eq!(wide.bits(&bounce), expected, "batch at {start}");
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
+                let (mut avx, mut avx_bounce) = (MaybeUninit::uninit(), MaybeUninit::uninit());
                 // SAFETY: the processor has AVX2.
-                let mut avx = MaybeUninit::uninit();
-                unsafe { prepare_batch_avx2::<N>(view, sources, null_body, &mut avx) };
+                unsafe {
+                    prepare_batch_avx2::<N>(view, sources, null_body, &mut avx, &mut avx_bounce)
+                };
                 // SAFETY: just written.
-                let avx = unsafe { avx.assume_init() };
-                assert_eq!(avx.bits(), packed.bits(), "AVX2 batch at {start}");
+                let (avx, avx_bounce) = unsafe { (avx.assume_init(), avx_bounce.assume_init()) };
+                assert_eq!(avx.bits(&avx_bounce), expected, "AVX2 batch at {start}");
             }
             checked += 1;
         }

@@ -26,10 +26,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
 use super::start::{keeps_start, Kept, StartPose};
-use super::wide::{WideConstraint, WidePass};
+use super::wide::{WideBounce, WideConstraint, WidePass};
 use super::{
-    prepare_batch, run_batches, store_body, BatchSlots, BodyMass, ConstraintSet, Isa, PrepareView,
-    Solver, StatesPtr, StepOutputs,
+    prepare_batch, run_batches, store_body, BatchRun, BatchSlots, BodyMass, ConstraintSet, Isa,
+    PrepareView, SetSlots, Solver, StatesPtr, StepOutputs,
 };
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
@@ -196,8 +196,8 @@ impl Solver {
             bodies,
         } = written;
         assert!(
-            slots.ones.len() == self.ones.batch_count()
-                && slots.twos.len() == self.twos.batch_count(),
+            slots.ones.batches.len() == self.ones.batch_count()
+                && slots.twos.batches.len() == self.twos.batch_count(),
             "one slot per batch"
         );
         assert_eq!(
@@ -205,7 +205,7 @@ impl Solver {
             self.states.len(),
             "one state per body and the null body"
         );
-        let count = slots.ones.len() + slots.twos.len();
+        let count = slots.ones.batches.len() + slots.twos.batches.len();
         let threads = if threading == Threading::Calling || count < SMALL_STEP_BATCHES {
             1
         } else {
@@ -305,6 +305,10 @@ impl Solver {
 struct SetPtr<'a, const N: usize> {
     /// Uninitialised until the step's first stage prepares them.
     batches: *mut WideConstraint<N>,
+    /// Per batch: its bounce lanes and whether any lane can bounce, both
+    /// uninitialised until the batch is prepared.
+    bounces: *mut WideBounce<N>,
+    bouncy: *mut bool,
     /// Per group: its range of `batches`.
     group_batches: &'a [(u32, u32)],
     /// Per batch: its range of `sources`, the contacts of its lanes.
@@ -313,12 +317,16 @@ struct SetPtr<'a, const N: usize> {
 }
 
 impl<'a, const N: usize> SetPtr<'a, N> {
-    fn of(
-        set: &'a ConstraintSet<N>,
-        batches: &'a mut [MaybeUninit<WideConstraint<N>>],
-    ) -> SetPtr<'a, N> {
+    fn of(set: &'a ConstraintSet<N>, slots: SetSlots<'a, N>) -> SetPtr<'a, N> {
+        let count = slots.batches.len();
+        assert!(
+            slots.bounces.len() == count && slots.bouncy.len() == count,
+            "one bounce and one flag per batch"
+        );
         SetPtr {
-            batches: batches.as_mut_ptr().cast(),
+            batches: slots.batches.as_mut_ptr().cast(),
+            bounces: slots.bounces.as_mut_ptr().cast(),
+            bouncy: slots.bouncy.as_mut_ptr().cast(),
             group_batches: &set.group_batches,
             batch_lanes: &set.batch_lanes,
             sources: &set.sources,
@@ -336,12 +344,17 @@ impl<'a, const N: usize> SetPtr<'a, N> {
     /// # Safety
     /// No other live reference may cover any of these batches.
     #[allow(clippy::mut_from_ref)]
-    unsafe fn batches(&self, group: usize) -> &mut [WideConstraint<N>] {
+    unsafe fn batches(&self, group: usize) -> BatchRun<'_, N> {
         let (first, end) = self.group_batches[group];
-        // SAFETY: the group's range lies inside the buffer; the caller
+        let (first, len) = (first as usize, (end - first) as usize);
+        // SAFETY: the group's range lies inside the buffers; the caller
         // guarantees exclusive access.
         unsafe {
-            std::slice::from_raw_parts_mut(self.batches.add(first as usize), (end - first) as usize)
+            BatchRun {
+                batches: std::slice::from_raw_parts_mut(self.batches.add(first), len),
+                bounces: std::slice::from_raw_parts_mut(self.bounces.add(first), len),
+                bouncy: std::slice::from_raw_parts(self.bouncy.add(first), len),
+            }
         }
     }
 }
@@ -529,9 +542,14 @@ impl Executor<'_> {
             if k + CONTACTS_AHEAD < end {
                 prefetch_contacts(self.contacts, set.lanes(k + CONTACTS_AHEAD));
             }
-            // SAFETY: slot `k` is this block's alone, and only written here.
-            let slot = unsafe { &mut *set.batches.add(k).cast::<MaybeUninit<WideConstraint<N>>>() };
-            prepare_batch(view, set.lanes(k), null_body, self.isa, slot);
+            // SAFETY: slot `k` and its bounce and flag are this block's
+            // alone, and only written here.
+            unsafe {
+                let slot = &mut *set.batches.add(k).cast::<MaybeUninit<WideConstraint<N>>>();
+                let bounce = &mut *set.bounces.add(k).cast::<MaybeUninit<WideBounce<N>>>();
+                prepare_batch(view, set.lanes(k), null_body, self.isa, slot, bounce);
+                *set.bouncy.add(k) = bounce.assume_init_ref().is_bouncy();
+            }
         }
     }
 
