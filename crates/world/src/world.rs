@@ -467,6 +467,7 @@ impl World {
         // broadphase, which is mostly serial, runs (and its time counts as
         // the broadphase's, which it does not lengthen).
         let copy = || {
+            // Moved in, so the copy may hand back slots borrowed from it.
             let slots = warm_slots;
             contacts.keep_warm_starts(slots, threading)
         };
@@ -509,6 +510,8 @@ impl World {
                 self.islands.wake_body(&mut self.bodies, b as usize);
             }
             let narrowphase = clock.lap();
+            // Loaded after the wake-ups, which change what it reads.
+
             (
                 narrowphase,
                 self.solver.load(&self.settings, &self.bodies, threading),

@@ -339,11 +339,10 @@ impl<'a, const N: usize> SetPtr<'a, N> {
         &self.sources[start..end]
     }
 
-    /// The batches of group `group`.
+    /// The batches of group `group`, with their bounce lanes and flags.
     ///
     /// # Safety
     /// No other live reference may cover any of these batches.
-    #[allow(clippy::mut_from_ref)]
     unsafe fn batches(&self, group: usize) -> BatchRun<'_, N> {
         let (first, end) = self.group_batches[group];
         let (first, len) = (first as usize, (end - first) as usize);
