@@ -511,7 +511,6 @@ impl World {
             }
             let narrowphase = clock.lap();
             // Loaded after the wake-ups, which change what it reads.
-
             (
                 narrowphase,
                 self.solver.load(&self.settings, &self.bodies, threading),
