@@ -390,6 +390,7 @@ mod tests {
         assert_eq!(coloring.color_count(), MAX_COLORS);
         assert_eq!((end - begin) as usize, 40 - MAX_COLORS);
     }
+
     #[test]
     fn regions_sharing_only_fixed_bodies_take_the_same_region_colour() {
         // Two regions of one constraint each, every body against the
@@ -438,10 +439,9 @@ mod tests {
             proptest::prop_assert!(sorted.iter().copied().eq(0..items.len() as u32));
             let constrained = items.iter().filter(|i| i.is_some()).count();
             proptest::prop_assert!(order[constrained..].iter().all(|&k| items[k as usize].is_none()));
-            let mut group = 0;
             let mut regions = Vec::new();
-            for &end in &coloring.region_ends {
-                let groups = &coloring.ranges[group as usize..end as usize];
+            for region in 0..coloring.region_ends.len() {
+                let groups = &coloring.ranges[run(&coloring.region_ends, region)];
                 let (overflow, colors) = groups.split_last().unwrap();
                 proptest::prop_assert!(colors.len() <= coloring.color_count());
                 for &range in colors {
@@ -456,22 +456,19 @@ mod tests {
                 let first = order[all[0] as usize..all[2] as usize].iter().map(|&k| k as usize / region_len);
                 proptest::prop_assert!(first.clone().all(|r| Some(r) == first.clone().next()));
                 regions.push(all);
-                group = end;
             }
             proptest::prop_assert_eq!(regions.last().map_or(0, |r| r[2]) as usize, constrained);
-            let mut region = 0;
             let (overflow, colors) = coloring.region_color_ends.split_last().unwrap();
             proptest::prop_assert_eq!(*overflow as usize, regions.len());
-            for &end in colors {
+            for region_color in 0..colors.len() {
                 let mut owner = [usize::MAX; 40];
-                for (r, &range) in regions.iter().enumerate().take(end as usize).skip(region) {
-                    for b in bodies_of(&order, &items, range) {
+                for r in run(colors, region_color) {
+                    for b in bodies_of(&order, &items, regions[r]) {
                         let o = &mut owner[b as usize];
                         proptest::prop_assert!(*o == usize::MAX || *o == r, "body {} in two regions run together", b);
                         *o = r;
                     }
                 }
-                region = end as usize;
             }
         }
     }
