@@ -156,22 +156,6 @@ impl Solver {
         self.isa = isa;
     }
 
-    /// Copies what the step reads of `bodies` into the solver's arrays.
-    /// Must come after anything that changes the bodies (waking them
-    /// included) and before [`Solver::step`], which takes the returned
-    /// token; it reads neither the contacts nor the broadphase, so it may
-    /// run beside them.
-    pub fn load(
-        &mut self,
-        settings: &WorldSettings,
-        bodies: &[Body],
-        threading: Threading,
-    ) -> Loaded {
-        let h = settings.dt / settings.substeps as f32;
-        self.load_bodies(settings, bodies, h, threading);
-        Loaded(())
-    }
-
     /// Advances every body by one step of `settings.dt`, resolving contacts;
     /// the bodies must be as [`Solver::load`] read them.
     pub fn step(
@@ -236,15 +220,19 @@ impl Solver {
         }
     }
 
-    /// Copies body velocities into the solver state, and makes room for the
-    /// start poses the step keeps as it stores the bodies.
-    fn load_bodies(
+    /// Copies what the step reads of `bodies` (velocities, masses, motion)
+    /// into the solver's arrays, and makes room for the start poses the
+    /// step keeps as it stores the bodies. Must come after anything that
+    /// changes the bodies (waking them included) and before
+    /// [`Solver::step`], which takes the returned token; it reads neither
+    /// the contacts nor the broadphase, so it may run beside them.
+    pub fn load(
         &mut self,
         settings: &WorldSettings,
         bodies: &[Body],
-        h: f32,
         threading: Threading,
-    ) {
+    ) -> Loaded {
+        let h = settings.dt / settings.substeps as f32;
         let n = bodies.len();
         // One entry more than there are bodies for the null body (below),
         // sized up front: pushing it would double the arrays' capacity.
@@ -282,6 +270,7 @@ impl Solver {
         self.masses[n] = BodyMass::default();
         self.motions[n] = BodyMotion::STILL;
         self.dynamic[n] = false;
+        Loaded(())
     }
 
     /// Colours the contacts that move a body (those among sleeping or fixed
@@ -818,9 +807,8 @@ mod tests {
             world.step();
         }
         let settings = *world.settings();
-        let h = settings.dt / settings.substeps as f32;
         let mut solver = Solver::default();
-        solver.load_bodies(&settings, &world.bodies, h, Threading::Pool);
+        let _loaded = solver.load(&settings, &world.bodies, Threading::Pool);
         let mut scratch = SharedScratch::default();
         let order = solver.color(&world.contacts, &mut scratch);
         solver.split_by_points(order);
