@@ -34,16 +34,29 @@ pub(crate) struct Islands {
     members: Vec<Vec<u32>>,
     /// Free slots of `members`, reused last-freed first.
     free: Vec<u32>,
-    /// Union-find forest over body indices.
+    /// Union-find forest over body indices, joining only bodies ready to
+    /// sleep.
     parent: Vec<u32>,
-    /// Per union-find root: the smallest sleep time in its island.
-    least_sleep_time: Vec<f32>,
+    /// Per union-find root: whether a body of its tree touches an awake
+    /// body that is not ready, which keeps the whole island awake.
+    held_awake: Vec<bool>,
     /// Per union-find root: the island slot it was given this step.
     slot_of_root: Vec<u32>,
-    /// Per body, while islands are found: whether it is awake and dynamic.
-    /// Listed in one pass over the bodies, so that the pass over the
-    /// contacts reads a byte per body instead of two bodies at random.
-    awake_dynamic: Vec<bool>,
+    /// Per body, while islands are found: how it takes part. Listed in one
+    /// pass over the bodies, so that the pass over the contacts reads a
+    /// byte per body instead of two bodies at random.
+    readiness: Vec<Readiness>,
+}
+
+/// How a body takes part in finding islands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Readiness {
+    /// Not an awake dynamic body: it joins no island.
+    Out,
+    /// Awake and dynamic, but not at rest long enough to sleep.
+    Moving,
+    /// Awake, dynamic and at rest for `time_to_sleep`.
+    Ready,
 }
 
 impl Islands {
@@ -78,7 +91,7 @@ impl Islands {
             .any(|b| b.is_awake_dynamic() && b.sleep_time >= settings.time_to_sleep);
         if ready {
             self.find_islands(bodies, contacts, settings);
-            self.sleep_settled_islands(bodies, settings);
+            self.sleep_settled_islands(bodies);
         }
     }
 
@@ -109,41 +122,56 @@ impl Islands {
         self.free.push(island);
     }
 
-    /// Union-find over the touching contacts between awake dynamic bodies;
-    /// records each island's smallest sleep time at its root.
+    /// Finds the islands that may sleep. An island sleeps only if every
+    /// body in it is ready, so it is a set of ready bodies joined by
+    /// touching contacts that touches no moving awake body: union-find
+    /// runs over the contacts between ready bodies only, and a contact
+    /// between a ready and a moving body holds the ready one's tree awake.
+    /// Contacts with no ready body are skipped without reading their
+    /// points.
     fn find_islands(&mut self, bodies: &[Body], contacts: &ContactSet, settings: &WorldSettings) {
         self.parent.clear();
         self.parent.extend(0..bodies.len() as u32);
-        let mut awake = std::mem::take(&mut self.awake_dynamic);
-        awake.clear();
-        awake.extend(bodies.iter().map(Body::is_awake_dynamic));
+        let mut readiness = std::mem::take(&mut self.readiness);
+        readiness.clear();
+        readiness.extend(bodies.iter().map(|b| match b.is_awake_dynamic() {
+            false => Readiness::Out,
+            true if b.sleep_time >= settings.time_to_sleep => Readiness::Ready,
+            true => Readiness::Moving,
+        }));
+        self.held_awake.clear();
+        self.held_awake.resize(bodies.len(), false);
         for (c, [a, b]) in contacts.with_bodies() {
-            if awake[a as usize] && awake[b as usize] && is_touching(c, settings) {
-                self.union(a, b);
+            use Readiness::{Moving, Ready};
+            match (readiness[a as usize], readiness[b as usize]) {
+                (Ready, Ready) if is_touching(c, settings) => self.union(a, b),
+                (Ready, Moving) if is_touching(c, settings) => self.held_awake[a as usize] = true,
+                (Moving, Ready) if is_touching(c, settings) => self.held_awake[b as usize] = true,
+                _ => {}
             }
         }
-        self.awake_dynamic = awake;
-        self.least_sleep_time.clear();
-        self.least_sleep_time.resize(bodies.len(), f32::INFINITY);
-        for (i, body) in bodies.iter().enumerate() {
-            if body.is_awake_dynamic() {
+        // A body held awake holds its whole tree: carry the flags to the
+        // roots.
+        for (i, &r) in readiness.iter().enumerate() {
+            if r == Readiness::Ready && self.held_awake[i] {
                 let root = find(&mut self.parent, i as u32) as usize;
-                let least = &mut self.least_sleep_time[root];
-                *least = least.min(body.sleep_time);
+                self.held_awake[root] = true;
             }
         }
+        self.readiness = readiness;
     }
 
-    /// Puts to sleep every island whose bodies have all rested long enough.
-    fn sleep_settled_islands(&mut self, bodies: &mut [Body], settings: &WorldSettings) {
+    /// Puts to sleep every island whose bodies are all ready and which no
+    /// moving body holds awake.
+    fn sleep_settled_islands(&mut self, bodies: &mut [Body]) {
         self.slot_of_root.clear();
         self.slot_of_root.resize(bodies.len(), AWAKE);
         for (i, body) in bodies.iter_mut().enumerate() {
-            if !body.is_awake_dynamic() {
+            if self.readiness[i] != Readiness::Ready {
                 continue;
             }
             let root = find(&mut self.parent, i as u32) as usize;
-            if self.least_sleep_time[root] < settings.time_to_sleep {
+            if self.held_awake[root] {
                 continue;
             }
             if self.slot_of_root[root] == AWAKE {

@@ -296,6 +296,47 @@ fn wake_body_wakes_the_whole_island() {
     );
 }
 
+/// An island sleeps only as a whole. Two balls at rest in a row beside a
+/// spinning one (all frictionless, so the spin lasts, ω staying constant
+/// with no torque, and pushes nothing) share its island through each other
+/// and stay awake however long they rest; once the spin stops, all three
+/// fall asleep together.
+#[test]
+fn balls_at_rest_touching_a_spinning_one_through_each_other_stay_awake() {
+    let r = 0.5;
+    let mut world = world(true);
+    let ice = Material {
+        friction: 0.0,
+        ..Material::default()
+    };
+    add_wall(&mut world, Vec2::new(-20.0, 0.0), Vec2::new(20.0, 0.0), ice);
+    // The ball far from the spinning one comes first, so it is the one
+    // the resting pair's island is found through.
+    let far = add_ball(&mut world, -2.0 * r, r, r, ice);
+    let near = add_ball(&mut world, 0.0, r, r, ice);
+    let spin = BodyDef::dynamic()
+        .position(2.0 * r, r)
+        .angular_velocity(5.0);
+    let spinning = add_body(&mut world, spin, disc(r), ice);
+    let sleep_speed = world.settings().sleep_linear_speed;
+    for _ in 0..180 {
+        world.step();
+    }
+    let body = |h| world.body(h).unwrap();
+    assert!((body(spinning).angular_velocity() - 5.0).abs() < 1e-4);
+    for resting in [far, near] {
+        assert!(body(resting).linear_velocity().length() < sleep_speed);
+        assert!(!body(resting).is_sleeping(), "slept beside a spinning ball");
+    }
+    world.set_angular_velocity(spinning, 0.0).unwrap();
+    for _ in 0..60 {
+        world.step();
+    }
+    for h in [far, near, spinning] {
+        assert!(world.body(h).unwrap().is_sleeping());
+    }
+}
+
 #[test]
 fn a_partly_sleeping_pile_is_bit_identical_on_one_and_two_threads() {
     let run = |threads: usize| {
