@@ -250,6 +250,66 @@ pub(crate) struct Body {
 /// [`Body::island`] of a body that is not asleep.
 pub(crate) const AWAKE: u32 = u32::MAX;
 
+/// The world's bodies, noting whether anything outside a step's own stages
+/// changed them. The solver keeps its per-body arrays from one step to the
+/// next, refreshed by the step's last stage; any other change (a program's
+/// edit, a body added, woken or put to sleep) makes it load them afresh.
+/// Every mutable access notes a change, except [`Bodies::in_step`], which
+/// the step's stages use and which leaves the noting to them.
+#[derive(Debug)]
+pub(crate) struct Bodies {
+    list: Vec<Body>,
+    changed: bool,
+}
+
+impl Default for Bodies {
+    fn default() -> Bodies {
+        Bodies {
+            list: Vec::new(),
+            changed: true,
+        }
+    }
+}
+
+impl std::ops::Deref for Bodies {
+    type Target = Vec<Body>;
+
+    fn deref(&self) -> &Vec<Body> {
+        &self.list
+    }
+}
+
+impl std::ops::DerefMut for Bodies {
+    fn deref_mut(&mut self) -> &mut Vec<Body> {
+        self.changed = true;
+        &mut self.list
+    }
+}
+
+impl Bodies {
+    /// The bodies, for a stage of the step that says itself whether it
+    /// changed what the solver keeps ([`Bodies::note_change`]).
+    pub fn in_step(&mut self) -> &mut [Body] {
+        &mut self.list
+    }
+
+    /// Notes a change the solver's arrays do not reflect.
+    pub fn note_change(&mut self) {
+        self.changed = true;
+    }
+
+    /// Whether anything changed since [`Bodies::take_change`] last ran.
+    #[cfg(test)]
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
+    /// Whether anything changed since the last call, and forgets it.
+    pub fn take_change(&mut self) -> bool {
+        std::mem::replace(&mut self.changed, false)
+    }
+}
+
 impl Body {
     /// A body made from `def`; its name is kept by the world, not here.
     pub fn new(handle: BodyHandle, def: &BodyDef) -> Body {

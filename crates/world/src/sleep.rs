@@ -71,14 +71,15 @@ impl Islands {
     }
 
     /// Advances the sleep timers by `dt` and puts every island that has
-    /// been at rest long enough to sleep. `contacts` are this step's.
+    /// been at rest long enough to sleep; returns whether any did.
+    /// `contacts` are this step's.
     pub fn fall_asleep(
         &mut self,
         bodies: &mut [Body],
         contacts: &ContactSet,
         settings: &WorldSettings,
         threading: Threading,
-    ) {
+    ) -> bool {
         update_timers(bodies, settings, threading);
         if bodies
             .iter()
@@ -89,10 +90,11 @@ impl Islands {
         let ready = bodies
             .iter()
             .any(|b| b.is_awake_dynamic() && b.sleep_time >= settings.time_to_sleep);
-        if ready {
-            self.find_islands(bodies, contacts, settings);
-            self.sleep_settled_islands(bodies);
+        if !ready {
+            return false;
         }
+        self.find_islands(bodies, contacts, settings);
+        self.sleep_settled_islands(bodies)
     }
 
     /// Wakes the island of body `index`, if it sleeps.
@@ -163,7 +165,9 @@ impl Islands {
 
     /// Puts to sleep every island whose bodies are all ready and which no
     /// moving body holds awake.
-    fn sleep_settled_islands(&mut self, bodies: &mut [Body]) {
+    /// Returns whether any did.
+    fn sleep_settled_islands(&mut self, bodies: &mut [Body]) -> bool {
+        let mut slept = false;
         self.slot_of_root.clear();
         self.slot_of_root.resize(bodies.len(), AWAKE);
         for (i, body) in bodies.iter_mut().enumerate() {
@@ -182,7 +186,9 @@ impl Islands {
             body.island = slot;
             body.linear_velocity = glam::Vec2::ZERO;
             body.angular_velocity = 0.0;
+            slept = true;
         }
+        slept
     }
 
     /// Joins two trees; the lower root becomes the parent, so the forest

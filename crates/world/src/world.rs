@@ -3,7 +3,7 @@ use carom_shapes::{Aabb, Rot, Shape, Transform};
 use glam::Vec2;
 use slotmap::{SlotMap, SparseSecondaryMap};
 
-use crate::body::{Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
+use crate::body::{Bodies, Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
 use crate::buffer::{Room, SharedScratch};
 use crate::ccd::Continuous;
@@ -27,7 +27,7 @@ pub struct World {
     settings: WorldSettings,
     body_slots: SlotMap<BodyHandle, u32>,
     shape_slots: SlotMap<ShapeHandle, u32>,
-    pub(crate) bodies: Vec<Body>,
+    pub(crate) bodies: Bodies,
     /// The names given at creation, kept apart: most bodies have none.
     names: SparseSecondaryMap<BodyHandle, String>,
     pub(crate) colliders: Vec<Collider>,
@@ -147,7 +147,7 @@ impl World {
             settings,
             body_slots: SlotMap::with_key(),
             shape_slots: SlotMap::with_key(),
-            bodies: Vec::new(),
+            bodies: Bodies::default(),
             names: SparseSecondaryMap::new(),
             colliders: Vec::new(),
             broadphase: BroadPhase::default(),
@@ -483,6 +483,9 @@ impl World {
             }
         };
         self.stats.pairs = pairs.len();
+        // Whether the solver must load its arrays afresh (see
+        // `Solver::load`): taken before anything of this step reads them.
+        let changed = self.bodies.take_change();
         let inputs = ContactInputs {
             views,
             batch_rounded: self.stadiums > 0,
@@ -496,7 +499,7 @@ impl World {
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
         let (settings, bodies) = (&self.settings, &self.bodies);
         let mut make_contacts = || contacts.update(pairs, &inputs, any_sleeping, warm);
-        let load = || solver.load(settings, bodies, threading);
+        let load = || solver.load(settings, bodies, threading, changed);
         let (narrowphase, loaded) = if threading == Threading::Pool && !any_sleeping {
             // Nothing can wake, so the bodies are loaded into the solver
             // while the contacts are made: a loop that gains little when
@@ -511,14 +514,16 @@ impl World {
             }
             let narrowphase = clock.lap();
             // Loaded after the wake-ups, which change what it reads.
+            let changed = changed | self.bodies.take_change();
             (
                 narrowphase,
-                self.solver.load(&self.settings, &self.bodies, threading),
+                self.solver
+                    .load(&self.settings, &self.bodies, threading, changed),
             )
         };
         let solved = self.solver.step(
             &self.settings,
-            &mut self.bodies,
+            self.bodies.in_step(),
             &mut self.contacts,
             threading,
             &mut self.scratch,
@@ -530,7 +535,7 @@ impl World {
         let solver = clock.lap();
         self.stats.ccd_hits = if self.settings.continuous {
             self.continuous.solve(
-                &mut self.bodies,
+                self.bodies.in_step(),
                 &self.colliders,
                 solved.start_poses,
                 &self.broadphase,
@@ -540,9 +545,19 @@ impl World {
         } else {
             0
         };
+        // Bodies moved back along their sweeps, or put to sleep, are not
+        // what the solver's arrays hold for the next step.
+        if self.stats.ccd_hits > 0 {
+            self.bodies.note_change();
+        }
         if self.settings.sleep {
-            self.islands
-                .fall_asleep(&mut self.bodies, &self.contacts, &self.settings, threading);
+            let bodies = self.bodies.in_step();
+            if self
+                .islands
+                .fall_asleep(bodies, &self.contacts, &self.settings, threading)
+            {
+                self.bodies.note_change();
+            }
         }
         self.stats.sleeping_bodies = self.islands.sleeping_bodies();
         let finish = clock.lap();
@@ -897,6 +912,109 @@ mod tests {
             b.step();
         }
         assert_eq!(a.state_hash(), b.state_hash());
+    }
+
+    /// Steps `world` `steps` times, editing it with `edit` before each step,
+    /// and checks that whenever nothing noted a change to the bodies, the
+    /// solver's arrays kept from the last step hold what loading the
+    /// bodies afresh gives. Returns how many steps were checked, and
+    /// whether any body slept and any was swept back by continuous
+    /// collision.
+    fn check_kept_solver_arrays(
+        world: &mut super::World,
+        steps: usize,
+        mut edit: impl FnMut(&mut super::World, usize),
+    ) -> (usize, bool, bool) {
+        let (mut checked, mut slept, mut swept) = (0, false, false);
+        for step in 0..steps {
+            edit(world, step);
+            if !world.bodies.changed() {
+                assert!(
+                    world
+                        .solver
+                        .holds_what_loading_gives(&world.settings, &world.bodies),
+                    "step {step}: the solver's arrays are stale"
+                );
+                checked += 1;
+            }
+            world.step();
+            slept |= world.stats().sleeping_bodies > 0;
+            swept |= world.stats().ccd_hits > 0;
+        }
+        (checked, slept, swept)
+    }
+
+    /// The solver keeps its per-body arrays from step to step. A settling
+    /// pile beside a ball that falls asleep on its own floor, with a moving
+    /// kinematic paddle and every kind of edit between steps; and a ball
+    /// that only continuous collision stops, which moves it back.
+    #[test]
+    fn the_solver_keeps_its_arrays_only_while_loading_afresh_would_give_the_same() {
+        use super::{BodyDef, BodyHandle, Material, World, WorldSettings};
+        use carom_shapes::{Circle, Segment};
+        use glam::Vec2;
+
+        let add = |world: &mut World, def: BodyDef, shape: carom_shapes::Shape| {
+            let body = world.create_body(def).unwrap();
+            world.add_shape(body, shape, Material::default()).unwrap();
+            body
+        };
+        let disc = |r: f32| Circle::new(Vec2::ZERO, r).unwrap().into();
+        let wall = |a: (f32, f32), b: (f32, f32)| {
+            Segment::new(Vec2::new(a.0, a.1), Vec2::new(b.0, b.1))
+                .unwrap()
+                .into()
+        };
+        let mut world = Scene::circle_pile(300).build_world().unwrap();
+        let moving = BodyDef::kinematic().position(-3.0, 1.0).velocity(0.5, 0.0);
+        add(&mut world, moving, wall((0.0, -0.5), (0.0, 0.5)));
+        add(&mut world, BodyDef::fixed(), wall((40.0, 0.0), (60.0, 0.0)));
+        add(
+            &mut world,
+            BodyDef::dynamic().position(50.0, 0.3),
+            disc(0.3),
+        );
+        let edit = |world: &mut World, step: usize| {
+            let handles: Vec<BodyHandle> = world.bodies().map(|b| b.handle()).collect();
+            let some = handles[1 + step % (handles.len() - 1)];
+            match step % 97 {
+                13 => world
+                    .set_linear_velocity(some, Vec2::new(0.3, 1.0))
+                    .unwrap(),
+                29 => world.set_angular_velocity(some, 2.0).unwrap(),
+                41 => world
+                    .apply_impulse(some, Vec2::new(0.0, 0.2), Vec2::ZERO)
+                    .unwrap(),
+                53 => world.set_transform(some, Vec2::new(0.5, 9.0), 0.3).unwrap(),
+                61 => {
+                    add(world, BodyDef::dynamic().position(0.0, 12.0), disc(0.2));
+                }
+                71 => world.remove_body(some).unwrap(),
+                83 => world.wake_body(some).unwrap(),
+                89 => {
+                    let gravity = Vec2::new(0.5, -9.0);
+                    let settings = WorldSettings {
+                        gravity,
+                        ..*world.settings()
+                    };
+                    world.set_settings(settings).unwrap();
+                }
+                _ => {}
+            }
+        };
+        let (checked, slept, _) = check_kept_solver_arrays(&mut world, 480, edit);
+        assert!(checked > 300, "only {checked} of 480 steps kept the arrays");
+        assert!(slept, "nothing slept");
+
+        let mut world = World::new(WorldSettings {
+            gravity: Vec2::new(0.0, -50_000.0),
+            ..WorldSettings::default()
+        })
+        .unwrap();
+        add(&mut world, BodyDef::fixed(), wall((-1.0, 0.0), (1.0, 0.0)));
+        add(&mut world, BodyDef::dynamic().position(0.0, 1.1), disc(0.1));
+        let (_, _, swept) = check_kept_solver_arrays(&mut world, 5, |_, _| {});
+        assert!(swept, "nothing was swept back");
     }
 
     #[test]

@@ -28,8 +28,8 @@ use super::integrate::{integrate_position, integrate_velocity, BodyMotion, Motio
 use super::start::{keeps_start, Kept, StartPose};
 use super::wide::{WideBounce, WideConstraint, WidePass};
 use super::{
-    prepare_batch, run_batches, store_body, BatchRun, BatchSlots, BodyMass, ConstraintSet, Isa,
-    PrepareView, SetSlots, Solver, StatesPtr, StepOutputs,
+    load_state, prepare_batch, run_batches, store_body, BatchRun, BatchSlots, BodyMass,
+    ConstraintSet, Isa, PrepareView, SetSlots, Solver, StatesPtr, StepOutputs,
 };
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
@@ -223,7 +223,8 @@ impl Solver {
             current: AtomicUsize::new(0),
             states: StatesPtr(self.states.as_mut_ptr()),
             state_count: self.states.len(),
-            masses: &self.masses,
+            masses: self.masses.as_mut_ptr(),
+            mass_count: self.masses.len(),
             motions: &self.motions,
             dynamic: &self.dynamic,
             contacts: contacts.as_mut_ptr(),
@@ -366,7 +367,10 @@ struct Executor<'a> {
     current: AtomicUsize,
     states: StatesPtr,
     state_count: usize,
-    masses: &'a [BodyMass],
+    /// Read while batches are prepared; each moving body's centre written
+    /// when its motion is stored.
+    masses: *mut BodyMass,
+    mass_count: usize,
     motions: &'a [BodyMotion],
     dynamic: &'a [bool],
     /// Read while batches are prepared, written when impulses are stored.
@@ -512,7 +516,7 @@ impl Executor<'_> {
             PrepareView {
                 contacts: std::slice::from_raw_parts(self.contacts, self.contact_count),
                 ends: self.ends,
-                masses: self.masses,
+                masses: std::slice::from_raw_parts(self.masses, self.mass_count),
                 states: std::slice::from_raw_parts(self.states.0, self.state_count),
             }
         };
@@ -596,8 +600,15 @@ impl Executor<'_> {
         // SAFETY: the caller's guarantees.
         let body = unsafe { &mut *self.bodies.add(i) };
         let start = StartPose::of(body);
-        // SAFETY: as above; states are only read in this stage.
-        store_body(body, unsafe { &*self.states.at(i as u32) });
+        // SAFETY: as above; body `i`'s state and mass are this thread's,
+        // like the body.
+        let (state, mass) = unsafe { (&mut *self.states.at(i as u32), &mut *self.masses.add(i)) };
+        if store_body(body, state) {
+            // What the next step loads of the body, unless something else
+            // changes it first (see `Solver::load`).
+            *state = load_state(body);
+            mass.center = body.center;
+        }
         let kept = keeps_start(body, &start);
         // SAFETY: body `i`'s entries are this thread's, like the body.
         unsafe {
