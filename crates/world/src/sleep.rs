@@ -164,8 +164,7 @@ impl Islands {
     }
 
     /// Puts to sleep every island whose bodies are all ready and which no
-    /// moving body holds awake.
-    /// Returns whether any did.
+    /// moving body holds awake; returns whether any fell asleep.
     fn sleep_settled_islands(&mut self, bodies: &mut [Body]) -> bool {
         let mut slept = false;
         self.slot_of_root.clear();

@@ -398,7 +398,8 @@ struct Executor<'a> {
 // the blocks of a stage are disjoint and handed out once each; a stage is
 // published only after every block of the previous one is done. Within a
 // stage the contacts are either only read (preparing) or each written by
-// one lane of one batch (storing).
+// one lane of one batch (storing), and the masses either only read
+// (preparing) or each written by the block that stores its body.
 unsafe impl Sync for Executor<'_> {}
 
 impl Executor<'_> {
