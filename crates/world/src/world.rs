@@ -502,9 +502,10 @@ impl World {
         let load = || solver.load(settings, bodies, threading, changed);
         let (narrowphase, loaded) = if threading == Threading::Pool && !any_sleeping {
             // Nothing can wake, so the bodies are loaded into the solver
-            // while the contacts are made: a loop that gains little when
-            // shared gets another thread to itself. (Its time then counts
-            // as the narrowphase's.)
+            // while the contacts are made (when they must be loaded at all;
+            // see `Solver::load`): a loop that gains little when shared
+            // gets another thread to itself. (Its time then counts as the
+            // narrowphase's.)
             let ((), loaded) = rayon::join(make_contacts, load);
             (clock.lap(), loaded)
         } else {

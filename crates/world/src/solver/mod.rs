@@ -560,7 +560,7 @@ fn run_batches<const N: usize, P: WidePass>(
 }
 
 /// A run of batches, with their bounce lanes and flags (see
-/// [`ConstraintSet::bounces`]).
+/// [`SetSlots`]).
 struct BatchRun<'a, const N: usize> {
     batches: &'a mut [WideConstraint<N>],
     bounces: &'a mut [WideBounce<N>],

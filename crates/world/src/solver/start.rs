@@ -63,7 +63,8 @@ pub(crate) struct StartPoses {
 }
 
 impl StartPoses {
-    /// Makes room for `bodies` bodies, each to be recorded by [`record`].
+    /// Makes room for `bodies` bodies, each recorded by the stage that
+    /// stores it (see [`StartPoses::slots`]).
     pub fn resize(&mut self, bodies: usize) {
         resize_to_overwrite(&mut self.kept, bodies, Kept::No);
         // Nothing is written here, so the poses never kept take no memory.

@@ -55,16 +55,6 @@ pub(crate) struct WideBounce<const N: usize, L = f32x8> {
     progress: [L; N],
 }
 
-impl<const N: usize> Default for WideBounce<N> {
-    fn default() -> WideBounce<N> {
-        WideBounce {
-            restitution: f32x8::ZERO,
-            approach_speed: [f32x8::ZERO; N],
-            progress: [f32x8::ZERO; N],
-        }
-    }
-}
-
 impl<const N: usize, L: WideLane> WideBounce<N, L> {
     /// Whether any lane can bounce (restitution above 0).
     #[inline(always)]
@@ -73,7 +63,7 @@ impl<const N: usize, L: WideLane> WideBounce<N, L> {
     }
 }
 
-/// [`WideConstraint::progress`] values.
+/// [`WideBounce::progress`] values.
 const APPROACH_FINAL: f32 = 1.0;
 const PUSHED_THIS_STEP: f32 = 2.0;
 
