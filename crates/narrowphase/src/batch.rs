@@ -355,6 +355,7 @@ fn pull_in<L: Lanes>(from: V2<L>, s_from: L, to: V2<L>, s_to: L, length: L) -> V
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn collide_group_avx2(waiting: &[Waiting], out: &mut [MaybeUninit<ContactManifold>]) {
+    crate::lanes::align_stack_frame();
     collide_group::<Avx8>(waiting, out);
 }
 

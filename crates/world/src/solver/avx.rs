@@ -22,7 +22,7 @@ use std::arch::x86_64::*;
 
 // Not `use`d by name: its methods would clash with `Lane`'s.
 use carom_narrowphase::lanes as narrow;
-pub(crate) use carom_narrowphase::lanes::Avx8;
+pub(crate) use carom_narrowphase::lanes::{align_stack_frame, Avx8};
 use wide::f32x8;
 
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
@@ -310,6 +310,7 @@ pub(crate) unsafe fn integrate_velocities(
     range: std::ops::Range<usize>,
     h: f32,
 ) {
+    align_stack_frame();
     let h8 = Avx8::splat(h);
     for_each_eight(
         motions,
@@ -355,6 +356,7 @@ pub(crate) unsafe fn integrate_positions(
     limits: &MotionLimits,
     h: f32,
 ) {
+    align_stack_frame();
     let h8 = Avx8::splat(h);
     let max_speed = Avx8::splat(limits.max_linear_speed);
     let max_rotation = Avx8::splat(limits.max_rotation);

@@ -579,6 +579,7 @@ unsafe fn run_batches_avx2<const N: usize, P: WidePass>(
     ptr: StatesPtr,
     dynamic: &[bool],
 ) {
+    avx::align_stack_frame();
     let (batches, bounces) = (avx::as_avx(run.batches), avx::as_avx(run.bounces));
     run_batches_with(batches, bounces, run.bouncy, pass, ptr, dynamic);
 }
@@ -652,6 +653,7 @@ unsafe fn prepare_batch_avx2<const N: usize>(
     out: &mut MaybeUninit<WideConstraint<N>>,
     bounce: &mut MaybeUninit<WideBounce<N>>,
 ) {
+    avx::align_stack_frame();
     // SAFETY: the caller checked the processor.
     let lanes = unsafe { avx::prepare_lanes::<N>(view, contacts, null_body) };
     let (batch, bounced) = WideConstraint::prepare(&lanes);
