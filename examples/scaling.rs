@@ -13,17 +13,16 @@
 //! cargo run --release --example scaling -- [--max 100000] [--threads 1] [--out docs/scaling]
 //! ```
 
+#[path = "common/settling_pile.rs"]
+mod settling_pile;
+
 use std::time::Instant;
 
-use carom::scene::Scene;
 use plotters::prelude::*;
+use settling_pile::{median_of_steps, settling_pile};
 
 /// Body counts measured, up to `--max`.
 const SIZES: [u32; 6] = [1_000, 3_000, 10_000, 30_000, 60_000, 100_000];
-/// Steps run before timing: the pile has landed and is settling.
-const WARMUP: usize = 150;
-/// Steps timed.
-const MEASURED: usize = 60;
 
 struct Options {
     max: u32,
@@ -58,26 +57,11 @@ fn parse_options() -> Result<Options, String> {
 
 /// Median milliseconds per step of a pile of `count` circles.
 fn median_step_ms(count: u32) -> f64 {
-    let mut world = Scene::circle_pile(count)
-        .build_world()
-        .expect("pile builds");
-    let awake = carom::WorldSettings {
-        sleep: false,
-        ..*world.settings()
-    };
-    world.set_settings(awake).expect("valid settings");
-    for _ in 0..WARMUP {
+    median_of_steps(&mut settling_pile(count), |world| {
+        let start = Instant::now();
         world.step();
-    }
-    let mut times: Vec<f64> = (0..MEASURED)
-        .map(|_| {
-            let start = Instant::now();
-            world.step();
-            start.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+        start.elapsed().as_secs_f64() * 1e3
+    })
 }
 
 /// Peak resident memory of this process, bytes (Linux; None elsewhere).

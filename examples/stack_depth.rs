@@ -14,12 +14,10 @@
 //! cargo run --release --example stack_depth -- [--bodies 10000] [--depths 48]
 //! ```
 
-use carom::scene::Scene;
+#[path = "common/settling_pile.rs"]
+mod settling_pile;
 
-/// Steps run before timing: the pile has landed and is settling.
-const WARMUP: usize = 150;
-/// Steps timed at each depth.
-const MEASURED: usize = 60;
+use settling_pile::{median_of_steps, settling_pile};
 
 fn main() {
     let (bodies, depths) = match parse_options() {
@@ -86,23 +84,8 @@ fn at_depth(levels: usize, f: &mut dyn FnMut() -> f64) -> (usize, f64) {
 /// Median solver milliseconds per step of a settling pile of `bodies`
 /// circles, built afresh.
 fn solver_ms(bodies: u32) -> f64 {
-    let mut world = Scene::circle_pile(bodies)
-        .build_world()
-        .expect("the pile is a valid scene");
-    let awake = carom::WorldSettings {
-        sleep: false,
-        ..*world.settings()
-    };
-    world.set_settings(awake).expect("valid settings");
-    for _ in 0..WARMUP {
+    median_of_steps(&mut settling_pile(bodies), |world| {
         world.step();
-    }
-    let mut times: Vec<f64> = (0..MEASURED)
-        .map(|_| {
-            world.step();
-            world.stats().timings.solver * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[MEASURED / 2]
+        world.stats().timings.solver * 1e3
+    })
 }
