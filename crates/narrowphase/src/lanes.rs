@@ -1,7 +1,8 @@
 //! Eight `f32` lanes, for routines that work on eight items side by side:
 //! the narrowphase's batches of capsule pairs ([`ManifoldBatch`]), and
-//! carom's solver, whose AVX2 path builds on [`Avx8`] (so it is public; the
-//! rest of this module is the narrowphase's own).
+//! carom's solver, whose AVX2 path builds on [`Avx8`] and
+//! [`align_stack_frame`] (so they are public; the rest of this module is
+//! the narrowphase's own).
 //!
 //! [`ManifoldBatch`]: crate::ManifoldBatch
 //!
