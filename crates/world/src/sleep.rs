@@ -59,6 +59,17 @@ enum Readiness {
     Ready,
 }
 
+impl Readiness {
+    /// How `body` takes part under `settings`.
+    fn of(body: &Body, settings: &WorldSettings) -> Readiness {
+        match body.is_awake_dynamic() {
+            false => Readiness::Out,
+            true if body.sleep_time >= settings.time_to_sleep => Readiness::Ready,
+            true => Readiness::Moving,
+        }
+    }
+}
+
 impl Islands {
     /// Whether any body sleeps.
     pub fn any_sleeping(&self) -> bool {
@@ -89,7 +100,7 @@ impl Islands {
         }
         let ready = bodies
             .iter()
-            .any(|b| b.is_awake_dynamic() && b.sleep_time >= settings.time_to_sleep);
+            .any(|b| Readiness::of(b, settings) == Readiness::Ready);
         if !ready {
             return false;
         }
@@ -136,11 +147,7 @@ impl Islands {
         self.parent.extend(0..bodies.len() as u32);
         let mut readiness = std::mem::take(&mut self.readiness);
         readiness.clear();
-        readiness.extend(bodies.iter().map(|b| match b.is_awake_dynamic() {
-            false => Readiness::Out,
-            true if b.sleep_time >= settings.time_to_sleep => Readiness::Ready,
-            true => Readiness::Moving,
-        }));
+        readiness.extend(bodies.iter().map(|b| Readiness::of(b, settings)));
         self.held_awake.clear();
         self.held_awake.resize(bodies.len(), false);
         for (c, [a, b]) in contacts.with_bodies() {
