@@ -180,7 +180,7 @@ impl Solver {
         _loaded: Loaded,
     ) -> Solved<'_> {
         let substeps = settings.substeps;
-        let h = settings.dt / substeps as f32;
+        let h = substep(settings);
         // The colouring's lists are needed only until the constraints are
         // grouped; the batches then take the same memory.
         let order = self.color(contacts, scratch);
@@ -252,7 +252,7 @@ impl Solver {
         threading: Threading,
         changed: bool,
     ) -> Loaded {
-        let h = settings.dt / settings.substeps as f32;
+        let h = substep(settings);
         let n = bodies.len();
         let wanted = LoadedFor {
             bodies: n,
@@ -381,6 +381,13 @@ struct StepOutputs<'a> {
     /// The contacts' bodies, read as constraints are prepared.
     ends: &'a [ContactEnds],
     bodies: &'a mut [Body],
+}
+
+/// The length of a substep, `dt / substeps`: one expression, so that what
+/// [`Solver::load`] keeps its arrays for is the substep [`Solver::step`]
+/// runs.
+fn substep(settings: &WorldSettings) -> f32 {
+    settings.dt / settings.substeps as f32
 }
 
 /// Writes a step's motion, `state`, back into its body, if it moves;
