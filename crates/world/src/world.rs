@@ -5,7 +5,7 @@ use slotmap::{SlotMap, SparseSecondaryMap};
 
 use crate::body::{Bodies, Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 use crate::broadphase::BroadPhase;
-use crate::buffer::{Room, SharedScratch};
+use crate::buffer::{reserve_filled_soon, Room, SharedScratch};
 use crate::ccd::Continuous;
 use crate::collider::{shape_list, Collider, StepCollider, NO_SHAPE};
 use crate::contacts::{ContactInputs, ContactSet, WarmStart};
@@ -184,9 +184,9 @@ impl World {
     /// so that adding them does not grow the world's arrays step by step
     /// (which can leave up to half of each array unused).
     pub fn reserve(&mut self, bodies: usize, shapes: usize) {
-        self.bodies.reserve_exact(bodies);
+        reserve_filled_soon(&mut self.bodies, bodies);
         self.body_slots.reserve(bodies);
-        self.colliders.reserve_exact(shapes);
+        reserve_filled_soon(&mut self.colliders, shapes);
         self.shape_slots.reserve(shapes);
     }
 
