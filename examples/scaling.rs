@@ -9,8 +9,12 @@
 //! shape the next one's timings or memory. Sleeping is off, so every step
 //! does the full work of the pile.
 //!
+//! Each size is measured `--rounds` times, the sizes taking turns, and the
+//! median of the rounds is kept (with the highest peak memory): on a shared
+//! machine a burst of other work can slow one short measurement by half.
+//!
 //! ```text
-//! cargo run --release --example scaling -- [--max 100000] [--threads 1] [--out docs/scaling]
+//! cargo run --release --example scaling -- [--max 100000] [--threads 1] [--rounds 5] [--out docs/scaling]
 //! ```
 
 #[path = "common/settling_pile.rs"]
@@ -27,6 +31,7 @@ const SIZES: [u32; 6] = [1_000, 3_000, 10_000, 30_000, 60_000, 100_000];
 struct Options {
     max: u32,
     threads: usize,
+    rounds: usize,
     out: String,
     /// Measure this one size and print `ms_per_step peak_bytes`.
     size: Option<u32>,
@@ -36,6 +41,7 @@ fn parse_options() -> Result<Options, String> {
     let mut options = Options {
         max: 100_000,
         threads: 1,
+        rounds: 5,
         out: String::from("docs/scaling"),
         size: None,
     };
@@ -46,6 +52,12 @@ fn parse_options() -> Result<Options, String> {
             "--max" => options.max = value.parse().map_err(|e| format!("--max: {e}"))?,
             "--threads" => {
                 options.threads = value.parse().map_err(|e| format!("--threads: {e}"))?
+            }
+            "--rounds" => {
+                options.rounds = value.parse().map_err(|e| format!("--rounds: {e}"))?;
+                if options.rounds == 0 {
+                    return Err(String::from("--rounds must be at least 1"));
+                }
             }
             "--out" => options.out = value,
             "--size" => options.size = Some(value.parse().map_err(|e| format!("--size: {e}"))?),
@@ -147,11 +159,21 @@ fn main() {
         println!("{ms} {}", peak_memory_bytes().unwrap_or(0));
         return;
     }
+    let sizes: Vec<u32> = SIZES.into_iter().filter(|&n| n <= options.max).collect();
+    let mut rounds = vec![Vec::new(); sizes.len()];
+    for _ in 0..options.rounds {
+        for (&count, measured) in sizes.iter().zip(&mut rounds) {
+            let round = measure_in_child(count, options.threads).unwrap_or_else(|e| fail(&e));
+            measured.push(round);
+        }
+    }
     let mut points = Vec::new();
     let mut csv =
         String::from("bodies,threads,median_ms_per_step,us_per_body_step,peak_bytes_per_body\n");
-    for &count in SIZES.iter().filter(|&&n| n <= options.max) {
-        let (ms, peak) = measure_in_child(count, options.threads).unwrap_or_else(|e| fail(&e));
+    for (&count, measured) in sizes.iter().zip(&mut rounds) {
+        measured.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let ms = measured[measured.len() / 2].0;
+        let peak = measured.iter().map(|m| m.1).max().unwrap_or(0);
         let per_body_us = 1e3 * ms / count as f64;
         let per_body_bytes = peak as f64 / count as f64;
         println!(
