@@ -182,7 +182,9 @@ impl World {
 
     /// Makes room for at least `bodies` more bodies and `shapes` more shapes,
     /// so that adding them does not grow the world's arrays step by step
-    /// (which can leave up to half of each array unused).
+    /// (which can leave up to half of each array unused). On Linux the room
+    /// asks for huge pages, which become resident whole when first touched:
+    /// reserve what is about to be added, not a guess far beyond it.
     pub fn reserve(&mut self, bodies: usize, shapes: usize) {
         reserve_filled_soon(&mut self.bodies, bodies);
         self.body_slots.reserve(bodies);
