@@ -37,7 +37,7 @@
 //!
 //! A world collides each shape with several others per step. [`PlacedShape`]
 //! holds a circle, segment or stadium already moved into world coordinates,
-//! and [`collide_placed`] collides two of them; [`collide`] goes through the
+//! and [`collide_placed`] collides two of them; [`collide()`] goes through the
 //! same routine, so both give the same bits.
 //!
 //! [`ManifoldBatch`] computes many pairs of placed shapes, the pairs of two
@@ -77,7 +77,7 @@
 //! * a circle centred exactly on a sector's apex is pushed out through the
 //!   start edge.
 //!
-//! Two segments never collide: [`collide`] returns an empty manifold for
+//! Two segments never collide: [`collide()`] returns an empty manifold for
 //! them (walls do not touch walls), and [`shape_distance`] their plain
 //! distance.
 //!

@@ -2,7 +2,7 @@
 //!
 //! A world steps many pairs per shape, so placing each shape once per step
 //! and colliding the placed shapes saves transforming both shapes of every
-//! pair. [`collide`](crate::collide) itself goes through here for these
+//! pair. [`collide`](crate::collide()) itself goes through here for these
 //! kinds, so both ways give the same bits.
 
 use carom_shapes::{Shape, Transform};
@@ -46,7 +46,7 @@ enum Placed {
 
 impl PlacedShape {
     /// `shape` placed by `xf`, or `None` for a sector (sectors are collided
-    /// from their own frame, see [`collide`](crate::collide)).
+    /// from their own frame, see [`collide`](crate::collide())).
     #[inline]
     pub fn new(shape: &Shape, xf: &Transform) -> Option<PlacedShape> {
         Some(PlacedShape(match shape {
@@ -73,7 +73,7 @@ impl PlacedShape {
 }
 
 /// The contact manifold between two placed shapes, with the conventions of
-/// [`collide`](crate::collide): normal from A to B, points separated by
+/// [`collide`](crate::collide()): normal from A to B, points separated by
 /// more than `margin` left out, and nothing between two segments.
 pub fn collide_placed(a: &PlacedShape, b: &PlacedShape, margin: f32) -> ContactManifold {
     use Placed::{Circle, Segment, Stadium};
