@@ -55,9 +55,9 @@ fn huge_page_span(start: usize, bytes: usize) -> Option<(usize, usize)> {
 /// memory not yet touched, with huge pages. A step streams its largest
 /// buffers several times; at 100,000 bodies they span tens of megabytes,
 /// more pages of 4 KiB than the processor's address cache holds, so
-/// nearly every page crossed costs a page-table walk. Advice only: where
-/// the kernel keeps huge pages for programs that ask (its default) it
-/// follows it, elsewhere nothing changes.
+/// nearly every page crossed costs a page-table walk. Advice only: a
+/// kernel that gives huge pages to programs that ask (a usual setting)
+/// follows it; one that gives them always or never is not changed by it.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(start: *const u8, bytes: usize) {
     if let Some((begin, len)) = huge_page_span(start as usize, bytes) {
