@@ -34,8 +34,9 @@ pub(crate) fn refill<T>(v: &mut Vec<T>, len: usize) {
 /// [`advise_huge_pages`]).
 pub(crate) fn reserve_filled_soon<T>(v: &mut Vec<T>, more: usize) {
     v.reserve_exact(more);
-    let filled = v.len().saturating_add(more).min(v.capacity());
-    advise_huge_pages(v.as_ptr().cast(), filled * size_of::<T>());
+    // `reserve_exact` succeeded, so this neither overflows nor exceeds the
+    // capacity.
+    advise_huge_pages(v.as_ptr().cast(), (v.len() + more) * size_of::<T>());
 }
 
 /// Bytes of a huge page (x86-64 and most 64-bit ARM kernels).
