@@ -52,6 +52,10 @@ pub(crate) struct Coloring {
     /// Per region colour: the end of its regions in `region_ends`. The last
     /// holds the regions that overflowed, which may share bodies.
     pub region_color_ends: Vec<u32>,
+    /// Per region in pair order, which is where its bodies lie in the body
+    /// arrays: its index in run order. Work split by place rather than by
+    /// region colour uses it, so that each thread keeps to the same bodies.
+    pub regions_by_place: Vec<u32>,
     /// The most colours any region used, overflow excluded.
     colors: usize,
     /// Per region: its colour among regions.
@@ -248,6 +252,8 @@ impl Coloring {
         self.ranges.clear();
         self.region_ends.clear();
         self.region_color_ends.clear();
+        self.regions_by_place.clear();
+        self.regions_by_place.resize(self.key_counts.len(), 0);
         let unconstrained: u32 = self.key_counts.iter().map(|c| c[KEYS]).sum();
         let mut next = 0u32;
         let mut last = keys.len() as u32 - unconstrained;
@@ -276,6 +282,7 @@ impl Coloring {
                     order[cursor[k as usize] as usize].write(i as u32);
                     cursor[k as usize] += 1;
                 }
+                self.regions_by_place[region] = self.region_ends.len() as u32;
                 self.region_ends.push(self.ranges.len() as u32);
             }
             let regions = self.region_ends.len() as u32;
@@ -458,6 +465,15 @@ mod tests {
                 regions.push(all);
             }
             proptest::prop_assert_eq!(regions.last().map_or(0, |r| r[2]) as usize, constrained);
+            // Place `p` names the region cut from items `p * region_len..`.
+            let mut places = coloring.regions_by_place.clone();
+            places.sort_unstable();
+            proptest::prop_assert!(places.iter().copied().eq(0..regions.len() as u32));
+            for (place, &region) in coloring.regions_by_place.iter().enumerate() {
+                let [begin, _, end] = regions[region as usize];
+                let items = &order[begin as usize..end as usize];
+                proptest::prop_assert!(items.iter().all(|&k| k as usize / region_len == place));
+            }
             let (overflow, colors) = coloring.region_color_ends.split_last().unwrap();
             proptest::prop_assert_eq!(*overflow as usize, regions.len());
             for region_color in 0..colors.len() {

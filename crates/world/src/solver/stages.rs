@@ -44,8 +44,6 @@ const BODY_BLOCK: usize = 512;
 /// large step they are not in cache. (Two, four and eight batches ahead
 /// gained alike.)
 const CONTACTS_AHEAD: usize = 4;
-/// SIMD batches (of eight constraints) per block of a constraint stage.
-const BATCH_BLOCK: usize = 32;
 
 /// Below this many SIMD batches a step's stages run on the calling thread
 /// alone: each stage is then a few microseconds of work, less than keeping
@@ -77,14 +75,12 @@ enum Pass {
     Restitution,
 }
 
-/// What one stage does. Stages over batches take the one-point batches
-/// first (`ones` of them), then the two-point ones.
+/// What one stage does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Work {
-    /// Prepare every batch from the contacts.
-    Prepare {
-        ones: usize,
-    },
+    /// Prepare every batch from the contacts, region by region in the
+    /// order of their places (see [`graph::Coloring::regions_by_place`]).
+    Prepare,
     IntegrateVelocities,
     IntegratePositions,
     /// A pass over the regions of one region colour, each region's groups
@@ -93,10 +89,9 @@ enum Work {
         pass: Pass,
         region_color: usize,
     },
-    /// Copy every batch's impulses into its contacts.
-    StoreImpulses {
-        ones: usize,
-    },
+    /// Copy every batch's impulses into its contacts, region by region in
+    /// the order of their places.
+    StoreImpulses,
     /// Copy the motion of the step into the bodies.
     StoreBodies,
 }
@@ -237,6 +232,7 @@ impl Solver {
             twos: SetPtr::of(&self.twos, slots.twos),
             region_ends: &self.coloring.region_ends,
             region_color_ends: &self.coloring.region_color_ends,
+            regions_by_place: &self.coloring.regions_by_place,
             isa: self.isa,
             passes,
         };
@@ -260,10 +256,7 @@ impl Solver {
     fn plan_stages(&mut self, substeps: u32, threads: usize) {
         let split = |items: usize, block_len: usize| if threads > 1 { block_len } else { items };
         let bodies = self.states.len();
-        let (ones, batches) = (
-            self.ones.batch_count(),
-            self.ones.batch_count() + self.twos.batch_count(),
-        );
+        let regions = self.coloring.region_ends.len();
         let region_color_ends = &self.coloring.region_color_ends;
         let mut stages = std::mem::take(&mut self.stages);
         stages.clear();
@@ -280,8 +273,13 @@ impl Solver {
             }
         };
         let body_stage = |work| Stage::new(work, bodies, split(bodies, BODY_BLOCK));
-        let batch_stage = |work| Stage::new(work, batches, split(batches, BATCH_BLOCK));
-        stages.push(batch_stage(Work::Prepare { ones }));
+        // Batches are prepared and their impulses stored by region, taken
+        // in the order of their places: the thread that works from the front
+        // then prepares the batches of the low bodies, whose regions it also
+        // takes in each region colour, and the contacts it made; so the
+        // batches are written and read on the same core.
+        let region_stage = |work| Stage::new(work, regions, split(regions, 1));
+        stages.push(region_stage(Work::Prepare));
         for _ in 0..substeps {
             stages.push(body_stage(Work::IntegrateVelocities));
             constraints(&mut stages, Pass::WarmStart);
@@ -290,7 +288,7 @@ impl Solver {
             constraints(&mut stages, Pass::Relax);
         }
         constraints(&mut stages, Pass::Restitution);
-        stages.push(batch_stage(Work::StoreImpulses { ones }));
+        stages.push(region_stage(Work::StoreImpulses));
         // The null body, last, has no body to store into.
         stages.push(Stage::new(
             Work::StoreBodies,
@@ -338,6 +336,13 @@ impl<'a, const N: usize> SetPtr<'a, N> {
     fn lanes(&self, k: usize) -> &[u32] {
         let (start, end) = self.batch_lanes[k];
         &self.sources[start..end]
+    }
+
+    /// The indices of the batches of groups `groups`, which are one run.
+    fn batches_of(&self, groups: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let first = self.group_batches[groups.start].0;
+        let end = self.group_batches[groups.end - 1].1;
+        first as usize..end as usize
     }
 
     /// The batches of group `group`, with their bounce lanes and flags.
@@ -390,6 +395,8 @@ struct Executor<'a> {
     region_ends: &'a [u32],
     /// Per region colour: the end of its regions.
     region_color_ends: &'a [u32],
+    /// Per region in the order of their places: its index in run order.
+    regions_by_place: &'a [u32],
     isa: Isa,
     passes: &'a StepPasses<'a>,
 }
@@ -457,8 +464,8 @@ impl Executor<'_> {
         let (begin, end) = stage.range(block);
         match stage.work {
             // SAFETY: blocks of a stage are disjoint (see above).
-            Work::Prepare { ones } => unsafe { self.prepare(ones, begin, end) },
-            Work::StoreImpulses { ones } => unsafe { self.store_impulses(ones, begin, end) },
+            Work::Prepare => unsafe { self.prepare(begin..end) },
+            Work::StoreImpulses => unsafe { self.store_impulses(begin..end) },
             Work::StoreBodies => {
                 for i in begin..end {
                     // SAFETY: body blocks are disjoint, a shape belongs to
@@ -506,12 +513,19 @@ impl Executor<'_> {
         }
     }
 
-    /// Prepares batches `begin..end` (the first `ones` of all batches being
-    /// one-point) into their slots.
+    /// The batches of one set that the region at place `place` holds (see
+    /// [`graph::Coloring::regions_by_place`]).
+    fn batches_at<const N: usize>(&self, set: &SetPtr<N>, place: usize) -> std::ops::Range<usize> {
+        let region = self.regions_by_place[place] as usize;
+        set.batches_of(graph::run(self.region_ends, region))
+    }
+
+    /// Prepares the batches of the regions at places `places` into their
+    /// slots.
     ///
     /// # Safety
     /// As for [`Executor::run_block`]; no other stage may be running.
-    unsafe fn prepare(&self, ones: usize, begin: usize, end: usize) {
+    unsafe fn prepare(&self, places: std::ops::Range<usize>) {
         // SAFETY: nothing writes the contacts or the states in this stage.
         let view = unsafe {
             PrepareView {
@@ -521,28 +535,25 @@ impl Executor<'_> {
                 states: std::slice::from_raw_parts(self.states.0, self.state_count),
             }
         };
-        // SAFETY: the caller's guarantees.
-        unsafe {
-            self.prepare_set(&view, &self.ones, begin.min(ones), end.min(ones));
-            self.prepare_set(
-                &view,
-                &self.twos,
-                begin.max(ones) - ones,
-                end.max(ones) - ones,
-            );
+        for place in places {
+            // SAFETY: the caller's guarantees; the parts are disjoint.
+            unsafe {
+                self.prepare_set(&view, &self.ones, self.batches_at(&self.ones, place));
+                self.prepare_set(&view, &self.twos, self.batches_at(&self.twos, place));
+            }
         }
     }
 
-    /// [`Executor::prepare`] for batches `begin..end` of one set.
+    /// [`Executor::prepare`] for batches `batches` of one set.
     unsafe fn prepare_set<const N: usize>(
         &self,
         view: &PrepareView,
         set: &SetPtr<N>,
-        begin: usize,
-        end: usize,
+        batches: std::ops::Range<usize>,
     ) {
         let null_body = (self.state_count - 1) as u32;
-        for k in begin..end {
+        let end = batches.end;
+        for k in batches {
             if k + CONTACTS_AHEAD < end {
                 prefetch_contacts(self.contacts, set.lanes(k + CONTACTS_AHEAD));
             }
@@ -557,22 +568,25 @@ impl Executor<'_> {
         }
     }
 
-    /// Copies the impulses of batches `begin..end` (the first `ones` of all
-    /// batches being one-point) into their contacts.
+    /// Copies the impulses of the batches of the regions at places `places`
+    /// into their contacts.
     ///
     /// # Safety
     /// As for [`Executor::run_block`]; the batches must have been prepared.
-    unsafe fn store_impulses(&self, ones: usize, begin: usize, end: usize) {
-        // SAFETY: the caller's guarantees; each contact is one lane's.
-        unsafe {
-            self.store_set(&self.ones, begin.min(ones), end.min(ones));
-            self.store_set(&self.twos, begin.max(ones) - ones, end.max(ones) - ones);
+    unsafe fn store_impulses(&self, places: std::ops::Range<usize>) {
+        for place in places {
+            // SAFETY: the caller's guarantees; each contact is one lane's.
+            unsafe {
+                self.store_set(&self.ones, self.batches_at(&self.ones, place));
+                self.store_set(&self.twos, self.batches_at(&self.twos, place));
+            }
         }
     }
 
-    /// [`Executor::store_impulses`] for batches `begin..end` of one set.
-    unsafe fn store_set<const N: usize>(&self, set: &SetPtr<N>, begin: usize, end: usize) {
-        for k in begin..end {
+    /// [`Executor::store_impulses`] for batches `batches` of one set.
+    unsafe fn store_set<const N: usize>(&self, set: &SetPtr<N>, batches: std::ops::Range<usize>) {
+        let end = batches.end;
+        for k in batches {
             if k + CONTACTS_AHEAD < end {
                 prefetch_contacts(self.contacts, set.lanes(k + CONTACTS_AHEAD));
             }
