@@ -61,7 +61,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{assume_written, refill, resize_to_overwrite, Room};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::Threading;
+use crate::threading::{HelperBoard, Threading};
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -426,7 +426,9 @@ impl BroadPhase {
     /// shapes' needed boxes, one slot each). The step's other buffers are
     /// taken from `room` (see [`BroadPhase::room_hint`]). `static_version`
     /// changes whenever shapes were added or removed or a body was moved by
-    /// hand; all pairs are then found afresh.
+    /// hand; all pairs are then found afresh. The searches for pairs are
+    /// shared with a helper waiting on `helper`, if given, and otherwise
+    /// as `threading` says.
     #[allow(clippy::too_many_arguments)]
     pub fn find_pairs<'a>(
         &'a mut self,
@@ -436,6 +438,7 @@ impl BroadPhase {
         dt: f32,
         static_version: u64,
         threading: Threading,
+        helper: Option<&HelperBoard>,
         views: &'a mut [MaybeUninit<StepCollider>],
         needed: &'a mut [MaybeUninit<Aabb>],
         mut room: Room<'a>,
@@ -461,7 +464,7 @@ impl BroadPhase {
             let index = &self.index;
             let partners = |m, out: &mut Vec<u32>| index.overlapping(m, out);
             self.search
-                .find_moved(index, partners, &mut self.pairs, threading);
+                .find_moved(index, partners, &mut self.pairs, threading, helper);
         } else if moved > 0 || fresh {
             let shapes = colliders.len();
             // Which shapes can move changes only with the shapes (`fresh`).
@@ -483,7 +486,7 @@ impl BroadPhase {
             self.grid_cells = grid.cell_start.len();
             let finder = PairFinder { index, grid: &grid };
             if full {
-                let found = self.search.find_all(&finder, threading);
+                let found = self.search.find_all(&finder, threading, helper);
                 let count = found.iter().map(|c| c.pairs.len()).sum();
                 let sort = SortSlots {
                     starts: room.take_or(2 * (shapes + 1), &mut spare.starts),
@@ -493,7 +496,7 @@ impl BroadPhase {
             } else {
                 let partners = |m, out: &mut Vec<u32>| finder.partners(m, out);
                 self.search
-                    .find_moved(index, partners, &mut self.pairs, threading);
+                    .find_moved(index, partners, &mut self.pairs, threading, helper);
             }
         }
         let slots = room.take_or(self.pairs.len(), &mut spare.near);
@@ -530,7 +533,12 @@ impl Search {
     /// [`PAIR_CHUNK`] items (so each task's share of pairs, and its buffer,
     /// stays about the same from step to step), or queries for a run of
     /// large shapes. Returns the buffers holding the pairs found.
-    fn find_all(&mut self, finder: &PairFinder, threading: Threading) -> &[ChunkBuffers] {
+    fn find_all(
+        &mut self,
+        finder: &PairFinder,
+        threading: Threading,
+        helper: Option<&HelperBoard>,
+    ) -> &[ChunkBuffers] {
         self.queriers.clear();
         for (i, slot) in finder.index.slots.iter().enumerate() {
             if *slot == Slot::Large {
@@ -541,17 +549,23 @@ impl Search {
         let sweeps = grid.items.len().div_ceil(PAIR_CHUNK);
         let queriers = &self.queriers;
         let tasks = sweeps + queriers.len().div_ceil(PAIR_CHUNK);
-        let chunks = search(&mut self.chunks, tasks, threading, |task, buffers| {
-            if task < sweeps {
-                for cell in grid.cells_beginning_in(task * PAIR_CHUNK, PAIR_CHUNK) {
-                    finder.sweep_cell(cell, &mut buffers.pairs);
+        let chunks = search(
+            &mut self.chunks,
+            tasks,
+            threading,
+            helper,
+            |task, buffers| {
+                if task < sweeps {
+                    for cell in grid.cells_beginning_in(task * PAIR_CHUNK, PAIR_CHUNK) {
+                        finder.sweep_cell(cell, &mut buffers.pairs);
+                    }
+                } else {
+                    for &a in chunk_of(queriers, task - sweeps) {
+                        finder.large_pairs(a, buffers);
+                    }
                 }
-            } else {
-                for &a in chunk_of(queriers, task - sweeps) {
-                    finder.large_pairs(a, buffers);
-                }
-            }
-        });
+            },
+        );
         &self.chunks[..chunks]
     }
 
@@ -565,6 +579,7 @@ impl Search {
         partners: impl Fn(u32, &mut Vec<u32>) + Sync,
         pairs: &mut Vec<Pair>,
         threading: Threading,
+        helper: Option<&HelperBoard>,
     ) {
         let moved = &index.moved;
         self.queriers.clear();
@@ -575,22 +590,28 @@ impl Search {
         }
         let queriers = &self.queriers;
         let tasks = queriers.len().div_ceil(PAIR_CHUNK);
-        let chunks = search(&mut self.chunks, tasks, threading, |task, buffers| {
-            for &m in chunk_of(queriers, task) {
-                let scratch = &mut buffers.scratch;
-                scratch.clear();
-                partners(m, scratch);
-                for &s in scratch.iter() {
-                    // A pair of two moved shapes is reported by the lower one.
-                    let reported_by_s = moved[s as usize] && s < m;
-                    if !reported_by_s {
-                        if let Some(pair) = index.pair_of(m, s) {
-                            buffers.pairs.push(pair);
+        let chunks = search(
+            &mut self.chunks,
+            tasks,
+            threading,
+            helper,
+            |task, buffers| {
+                for &m in chunk_of(queriers, task) {
+                    let scratch = &mut buffers.scratch;
+                    scratch.clear();
+                    partners(m, scratch);
+                    for &s in scratch.iter() {
+                        // A pair of two moved shapes is reported by the lower one.
+                        let reported_by_s = moved[s as usize] && s < m;
+                        if !reported_by_s {
+                            if let Some(pair) = index.pair_of(m, s) {
+                                buffers.pairs.push(pair);
+                            }
                         }
                     }
                 }
-            }
-        });
+            },
+        );
         // The first task's buffer gathers the others' pairs (on the calling
         // thread there is only one).
         let found = match self.chunks[..chunks].split_first_mut() {
@@ -1056,14 +1077,15 @@ fn slack(body: &Body, aabb: &Aabb, motion: f32) -> f32 {
 }
 
 /// Runs `find` on each task `0..tasks`, each with its own buffers, shared
-/// out as `threading` says; returns how many buffers were used, whose pairs
-/// are in `chunks` in task order. On the calling thread the tasks run in
-/// order into one buffer, so no task keeps a buffer of its own (each grew
-/// to its own largest share of pairs).
+/// with `helper` if given, else as `threading` says; returns how many
+/// buffers were used, whose pairs are in `chunks` in task order. On the
+/// calling thread the tasks run in order into one buffer, so no task keeps
+/// a buffer of its own (each grew to its own largest share of pairs).
 fn search(
     chunks: &mut Vec<ChunkBuffers>,
     tasks: usize,
     threading: Threading,
+    helper: Option<&HelperBoard>,
     find: impl Fn(usize, &mut ChunkBuffers) + Sync,
 ) -> usize {
     if threading == Threading::Calling {
@@ -1076,6 +1098,16 @@ fn search(
         return 1;
     }
     chunks.resize_with(tasks, Default::default);
+    if let Some(board) = helper {
+        let buffers = TaskBuffers(chunks.as_mut_ptr());
+        board.share(tasks, &|task| {
+            // SAFETY: each task runs once, so its buffers are its own.
+            let buffers = unsafe { &mut *buffers.at(task) };
+            buffers.pairs.clear();
+            find(task, buffers);
+        });
+        return tasks;
+    }
     chunks[..tasks]
         .par_iter_mut()
         .enumerate()
@@ -1085,6 +1117,19 @@ fn search(
             find(task, buffers);
         });
     tasks
+}
+
+/// The tasks' buffers, handed to whichever thread runs each task.
+struct TaskBuffers(*mut ChunkBuffers);
+
+// SAFETY: each task's buffers are reached by the one thread running it.
+unsafe impl Sync for TaskBuffers {}
+
+impl TaskBuffers {
+    /// Task `task`'s buffers.
+    fn at(&self, task: usize) -> *mut ChunkBuffers {
+        self.0.wrapping_add(task)
+    }
 }
 
 /// Chunk `k` of [`PAIR_CHUNK`] shapes of `shapes`.
@@ -1513,6 +1558,7 @@ mod tests {
             dt,
             version,
             Threading::Pool,
+            None,
             views,
             needed,
             // No room: the broadphase falls back on buffers of its own

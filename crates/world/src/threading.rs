@@ -7,6 +7,14 @@
 //! the time: handing chunks to another thread wakes it (a system call, tens
 //! of microseconds on a virtual machine), and a small step is over before
 //! that pays off.
+//!
+//! Where one thread leads a run of short phases, the others should not
+//! fall asleep between them: [`BlockClaims`] hands out a phase's blocks to
+//! threads that wait by spinning, and [`HelperBoard`] lets a thread that
+//! has finished its own part of a phase wait on the board for the leader's
+//! next piece of shared work instead of in rayon's pool.
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Shapes below which a step runs on the calling thread alone. Measured on
 /// circle piles stepped on a two-thread pool: sharing the loops made a pile
@@ -45,5 +53,251 @@ impl Threading {
             Threading::Calling => usize::MAX,
             Threading::Pool => 1,
         }
+    }
+}
+
+/// Which end of a run of blocks a thread takes its blocks from. The leader
+/// works from the front and helpers from the back, so each thread keeps to
+/// roughly the same data from one phase to the next (and it stays in its
+/// cache) while the split still adapts to how fast each thread runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    Front,
+    Back,
+}
+
+/// Progress of one phase split into blocks: blocks handed out and blocks
+/// finished. Each on its own cache line, so that threads working on one
+/// phase do not slow down each other's reads of the next.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub(crate) struct BlockClaims {
+    /// Blocks handed out from the front (low 32 bits) and from the back
+    /// (high 32 bits).
+    claimed: AtomicU64,
+    done: AtomicU32,
+}
+
+impl BlockClaims {
+    /// The next unclaimed block from `end`, if any is left of `blocks`.
+    pub fn claim(&self, end: End, blocks: usize) -> Option<usize> {
+        let mut seen = self.claimed.load(Ordering::Relaxed);
+        loop {
+            let (front, back) = (seen & u64::from(u32::MAX), seen >> 32);
+            if (front + back) as usize >= blocks {
+                return None;
+            }
+            let (next, block) = match end {
+                End::Front => (seen + 1, front as usize),
+                End::Back => (seen + (1 << 32), blocks - 1 - back as usize),
+            };
+            match self.claimed.compare_exchange_weak(
+                seen,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(block),
+                Err(actual) => seen = actual,
+            }
+        }
+    }
+
+    /// Claims blocks of `blocks` from `end` and runs `run` on each until
+    /// none are left, counting each as finished once it has run.
+    pub fn work(&self, end: End, blocks: usize, mut run: impl FnMut(usize)) {
+        while let Some(block) = self.claim(end, blocks) {
+            run(block);
+            self.done.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    /// Waits, spinning, until all `blocks` have run (those claimed by other
+    /// threads included); what they wrote is then visible.
+    pub fn wait_for(&self, blocks: usize) {
+        let mut spins = 0;
+        while (self.done.load(Ordering::Acquire) as usize) < blocks {
+            pause(&mut spins);
+        }
+    }
+}
+
+/// Spins between yields to the operating system while waiting, so that a
+/// thread whose partner was descheduled does not hold its core for long.
+const SPINS_BEFORE_YIELD: u32 = 1 << 10;
+
+/// One round of waiting: a spin, and now and then a yield.
+#[inline]
+pub(crate) fn pause(spins: &mut u32) {
+    *spins += 1;
+    if *spins % SPINS_BEFORE_YIELD == 0 {
+        std::thread::yield_now();
+    } else {
+        std::hint::spin_loop();
+    }
+}
+
+/// A piece of work the leader shares on a [`HelperBoard`]: `blocks`
+/// blocks, each run by `run`.
+struct SharedJob<'a> {
+    claims: BlockClaims,
+    blocks: usize,
+    run: &'a (dyn Fn(usize) + Sync),
+}
+
+/// Where a leading thread posts work for one helper that waits on the
+/// board, spinning, until the leader closes it. A helper that has gone back
+/// to rayon's pool falls asleep within some tens of microseconds and takes
+/// as long again to wake; one that waits here starts on shared work at once,
+/// and returns to the pool just as the leader's next parallel loop begins.
+///
+/// The leader works on every job too, so a job finishes even if no helper
+/// ever comes.
+#[derive(Default)]
+pub(crate) struct HelperBoard {
+    /// The job being shared (a `SharedJob`), or null.
+    job: AlignedPtr,
+    /// Helpers between reading `job` and being done with what it pointed
+    /// to: a job is not dropped while any are.
+    visiting: AlignedCount,
+    closed: AtomicBool,
+}
+
+/// On a cache line of its own: the helper writes `visiting` all the time it
+/// waits, and the leader writes `job` only to post and withdraw.
+#[derive(Default)]
+#[repr(align(64))]
+struct AlignedPtr(AtomicPtr<()>);
+
+#[derive(Default)]
+#[repr(align(64))]
+struct AlignedCount(AtomicUsize);
+
+impl HelperBoard {
+    /// Runs `run` on every block of `blocks`, the leader from the front and
+    /// a waiting helper, if any, from the back; returns once all have run.
+    pub fn share(&self, blocks: usize, run: &(dyn Fn(usize) + Sync)) {
+        let job = SharedJob {
+            claims: BlockClaims::default(),
+            blocks,
+            run,
+        };
+        // Withdraws the job, and waits until no helper can still reach it,
+        // before it is dropped (even while unwinding).
+        struct Withdraw<'b>(&'b HelperBoard);
+        impl Drop for Withdraw<'_> {
+            fn drop(&mut self) {
+                self.0.job.0.store(std::ptr::null_mut(), Ordering::SeqCst);
+                let mut spins = 0;
+                while self.0.visiting.0.load(Ordering::SeqCst) != 0 {
+                    pause(&mut spins);
+                }
+            }
+        }
+        let posted = std::ptr::from_ref(&job).cast_mut().cast::<()>();
+        self.job.0.store(posted, Ordering::SeqCst);
+        let _withdraw = Withdraw(self);
+        job.claims.work(End::Front, blocks, run);
+        job.claims.wait_for(blocks);
+    }
+
+    /// Works on the jobs the leader posts until it closes the board.
+    pub fn help(&self) {
+        let mut spins = 0;
+        while !self.closed.load(Ordering::Acquire) {
+            // Counted as visiting before reading the job: the leader, having
+            // withdrawn a job, waits for the count to drop to zero, so a job
+            // read here stays alive until this visit ends.
+            self.visiting.0.fetch_add(1, Ordering::SeqCst);
+            let job = self
+                .job
+                .0
+                .load(Ordering::SeqCst)
+                .cast::<SharedJob>()
+                .cast_const();
+            // SAFETY: a non-null `job` points to a posted job, alive while
+            // this thread is counted as visiting (see above).
+            if let Some(job) = unsafe { job.as_ref() } {
+                job.claims.work(End::Back, job.blocks, job.run);
+                spins = 0;
+            }
+            self.visiting.0.fetch_sub(1, Ordering::SeqCst);
+            pause(&mut spins);
+        }
+    }
+
+    /// Closes the board, sending the helper back to the pool, when the
+    /// returned guard is dropped: at the end of the leader's part, or as it
+    /// unwinds.
+    pub fn closer(&self) -> impl Drop + '_ {
+        struct Closer<'b>(&'b HelperBoard);
+        impl Drop for Closer<'_> {
+            fn drop(&mut self) {
+                self.0.closed.store(true, Ordering::Release);
+            }
+        }
+        Closer(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_and_back_claims_hand_out_every_block_once() {
+        for blocks in [0, 1, 2, 7, 64] {
+            let claims = BlockClaims::default();
+            let mut seen = vec![0; blocks];
+            let mut turn = 0;
+            loop {
+                let end = if turn % 3 == 0 { End::Back } else { End::Front };
+                turn += 1;
+                match claims.claim(end, blocks) {
+                    Some(block) => seen[block] += 1,
+                    None => break,
+                }
+            }
+            assert!(seen.iter().all(|&n| n == 1), "{blocks} blocks: {seen:?}");
+            assert_eq!(claims.claim(End::Front, blocks), None);
+            assert_eq!(claims.claim(End::Back, blocks), None);
+        }
+    }
+
+    #[test]
+    fn the_front_counts_up_and_the_back_counts_down() {
+        let claims = BlockClaims::default();
+        assert_eq!(claims.claim(End::Front, 5), Some(0));
+        assert_eq!(claims.claim(End::Back, 5), Some(4));
+        assert_eq!(claims.claim(End::Back, 5), Some(3));
+        assert_eq!(claims.claim(End::Front, 5), Some(1));
+    }
+
+    #[test]
+    fn a_helper_on_the_board_shares_every_job_and_each_block_runs_once() {
+        let board = HelperBoard::default();
+        let runs: Vec<AtomicU32> = (0..3 * 97).map(|_| AtomicU32::new(0)).collect();
+        std::thread::scope(|scope| {
+            let close = board.closer();
+            scope.spawn(|| board.help());
+            for job in 0..3 {
+                let run = |block: usize| {
+                    runs[job * 97 + block].fetch_add(1, Ordering::Relaxed);
+                };
+                board.share(97, &run);
+            }
+            drop(close);
+        });
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+    }
+
+    #[test]
+    fn a_job_finishes_with_no_helper() {
+        let board = HelperBoard::default();
+        let count = AtomicU32::new(0);
+        board.share(10, &|_| {
+            count.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(count.load(Ordering::Relaxed), 10);
     }
 }

@@ -13,7 +13,7 @@ use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
 use crate::solver::Solver;
-use crate::threading::Threading;
+use crate::threading::{HelperBoard, Threading};
 
 /// A 2D physics world: bodies, their shapes, and the fixed-step solver
 /// that moves them.
@@ -451,7 +451,8 @@ impl World {
         let needed_slots = room.take::<Aabb>(shapes).expect(sized);
         let warm_slots = room.take::<WarmStart>(contacts).expect(sized);
         let (broadphase, contacts) = (&mut self.broadphase, &self.contacts);
-        let find_pairs = || {
+        let board = HelperBoard::default();
+        let find_pairs = |helper| {
             broadphase.find_pairs(
                 &self.bodies,
                 &self.colliders,
@@ -459,6 +460,7 @@ impl World {
                 self.settings.dt,
                 self.static_version,
                 threading,
+                helper,
                 view_slots,
                 needed_slots,
                 room,
@@ -467,7 +469,10 @@ impl World {
         // Last step's impulses must be copied aside before the contacts are
         // made again; on several threads another thread does it while the
         // broadphase, which is mostly serial, runs (and its time counts as
-        // the broadphase's, which it does not lengthen).
+        // the broadphase's, which it does not lengthen). That thread then
+        // waits on the board for the broadphase's searches, and returns to
+        // the pool as the broadphase ends: awake, so it joins in making the
+        // contacts at once.
         let copy = || {
             // Moved in, so the copy may hand back slots borrowed from it.
             let slots = warm_slots;
@@ -475,11 +480,22 @@ impl World {
         };
         let ((pairs, views), warm, broadphase) = match threading {
             Threading::Pool => {
-                let (found, warm) = rayon::join(find_pairs, copy);
+                let lead = || {
+                    // Closed however the broadphase ends, so the helper
+                    // never waits for ever.
+                    let _close = board.closer();
+                    find_pairs(Some(&board))
+                };
+                let help = || {
+                    let warm = copy();
+                    board.help();
+                    warm
+                };
+                let (found, warm) = rayon::join(lead, help);
                 (found, warm, clock.lap())
             }
             Threading::Calling => {
-                let found = find_pairs();
+                let found = find_pairs(None);
                 let broadphase = clock.lap();
                 (found, copy(), broadphase)
             }

@@ -98,7 +98,7 @@ pub(crate) struct Solver {
     isa: Isa,
     /// The stages of a step on several threads, and their progress.
     stages: Vec<stages::Stage>,
-    stage_syncs: Vec<stages::StageSync>,
+    stage_syncs: Vec<crate::threading::BlockClaims>,
     start_poses: StartPoses,
     /// What the per-body arrays were last loaded for, while they still
     /// hold what a load would give (see [`Solver::load`]).

@@ -21,7 +21,7 @@
 //! same bits for any number of threads.
 
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
@@ -34,7 +34,7 @@ use super::{
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
 use crate::graph;
-use crate::threading::Threading;
+use crate::threading::{pause, BlockClaims, End, Threading};
 
 /// Bodies per block of an integration stage.
 const BODY_BLOCK: usize = 512;
@@ -50,9 +50,6 @@ const CONTACTS_AHEAD: usize = 4;
 /// two cores in step costs. (The result is the same on any number of
 /// threads.)
 const SMALL_STEP_BATCHES: usize = 2048;
-/// Spins between yields to the operating system while waiting, so that a
-/// thread whose partner was descheduled does not hold its core for long.
-const SPINS_BEFORE_YIELD: u32 = 1 << 10;
 /// [`Executor::current`] once every stage is done.
 const FINISHED: usize = usize::MAX;
 
@@ -125,54 +122,6 @@ impl Stage {
     }
 }
 
-/// Progress of one stage: blocks handed out and blocks finished. Each on
-/// its own cache line, so that threads working on one stage do not slow
-/// down each other's reads of the next.
-#[derive(Debug, Default)]
-#[repr(align(64))]
-pub(crate) struct StageSync {
-    /// Blocks handed out from the front (low 32 bits) and from the back
-    /// (high 32 bits).
-    claimed: AtomicU64,
-    done: AtomicU32,
-}
-
-/// Which end of a stage a thread takes its blocks from. The leader works
-/// from the front and helpers from the back, so each thread keeps to
-/// roughly the same bodies from stage to stage (and their data stays in its
-/// cache) while the split still adapts to how fast each thread runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
-    Front,
-    Back,
-}
-
-impl StageSync {
-    /// The next unclaimed block from `end`, if any is left of `blocks`.
-    fn claim(&self, end: End, blocks: usize) -> Option<usize> {
-        let mut seen = self.claimed.load(Ordering::Relaxed);
-        loop {
-            let (front, back) = (seen & u64::from(u32::MAX), seen >> 32);
-            if (front + back) as usize >= blocks {
-                return None;
-            }
-            let (next, block) = match end {
-                End::Front => (seen + 1, front as usize),
-                End::Back => (seen + (1 << 32), blocks - 1 - back as usize),
-            };
-            match self.claimed.compare_exchange_weak(
-                seen,
-                next,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return Some(block),
-                Err(actual) => seen = actual,
-            }
-        }
-    }
-}
-
 impl Solver {
     /// Prepares the batches into `slots`, runs the substeps and restitution
     /// on them, and stores the impulses into `contacts` and the motion into
@@ -209,7 +158,7 @@ impl Solver {
         self.plan_stages(passes.substeps, threads);
         self.stage_syncs.clear();
         self.stage_syncs
-            .resize_with(self.stages.len(), StageSync::default);
+            .resize_with(self.stages.len(), BlockClaims::default);
         assert_eq!(self.start_poses.len(), bodies.len(), "one start per body");
         let (kept, start_poses) = self.start_poses.slots();
         let exec = Executor {
@@ -367,7 +316,7 @@ impl<'a, const N: usize> SetPtr<'a, N> {
 /// The stages of one step and what they work on, shared by every thread.
 struct Executor<'a> {
     stages: &'a [Stage],
-    syncs: &'a [StageSync],
+    syncs: &'a [BlockClaims],
     /// The stage being worked on, or [`FINISHED`].
     current: AtomicUsize,
     states: StatesPtr,
@@ -416,11 +365,7 @@ impl Executor<'_> {
         for (index, stage) in self.stages.iter().enumerate() {
             self.current.store(index, Ordering::Release);
             self.work_on(index, End::Front);
-            let sync = &self.syncs[index];
-            let mut spins = 0;
-            while (sync.done.load(Ordering::Acquire) as usize) < stage.blocks {
-                pause(&mut spins);
-            }
+            self.syncs[index].wait_for(stage.blocks);
         }
         self.current.store(FINISHED, Ordering::Release);
     }
@@ -445,13 +390,12 @@ impl Executor<'_> {
     /// Claims and runs blocks of stage `index` from `end` until none are
     /// left.
     fn work_on(&self, index: usize, end: End) {
-        let (stage, sync) = (&self.stages[index], &self.syncs[index]);
-        while let Some(block) = sync.claim(end, stage.blocks) {
+        let stage = &self.stages[index];
+        self.syncs[index].work(end, stage.blocks, |block| {
             // SAFETY: each block of a stage is claimed exactly once, and the
             // blocks of a stage touch disjoint data (see the type's docs).
             unsafe { self.run_block(stage, block) };
-            sync.done.fetch_add(1, Ordering::Release);
-        }
+        });
     }
 
     /// Runs block `block` of `stage`.
@@ -669,17 +613,6 @@ impl Executor<'_> {
     }
 }
 
-/// One round of waiting: a spin, and now and then a yield.
-#[inline]
-fn pause(spins: &mut u32) {
-    *spins += 1;
-    if *spins % SPINS_BEFORE_YIELD == 0 {
-        std::thread::yield_now();
-    } else {
-        std::hint::spin_loop();
-    }
-}
-
 /// Asks for the contacts `lanes` to be brought into cache, where the
 /// processor has a way to ask; only a hint, so the results cannot change.
 #[inline(always)]
@@ -699,38 +632,4 @@ fn prefetch_contacts(contacts: *const Contact, lanes: &[u32]) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (contacts, lanes);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn front_and_back_claims_hand_out_every_block_once() {
-        for blocks in [0, 1, 2, 7, 64] {
-            let sync = StageSync::default();
-            let mut seen = vec![0; blocks];
-            let mut turn = 0;
-            loop {
-                let end = if turn % 3 == 0 { End::Back } else { End::Front };
-                turn += 1;
-                match sync.claim(end, blocks) {
-                    Some(block) => seen[block] += 1,
-                    None => break,
-                }
-            }
-            assert!(seen.iter().all(|&n| n == 1), "{blocks} blocks: {seen:?}");
-            assert_eq!(sync.claim(End::Front, blocks), None);
-            assert_eq!(sync.claim(End::Back, blocks), None);
-        }
-    }
-
-    #[test]
-    fn the_front_counts_up_and_the_back_counts_down() {
-        let sync = StageSync::default();
-        assert_eq!(sync.claim(End::Front, 5), Some(0));
-        assert_eq!(sync.claim(End::Back, 5), Some(4));
-        assert_eq!(sync.claim(End::Back, 5), Some(3));
-        assert_eq!(sync.claim(End::Front, 5), Some(1));
-    }
 }
