@@ -61,7 +61,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{assume_written, refill, resize_to_overwrite, Room};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::{HelperBoard, Threading};
+use crate::threading::{Sharing, Threading};
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -427,8 +427,7 @@ impl BroadPhase {
     /// taken from `room` (see [`BroadPhase::room_hint`]). `static_version`
     /// changes whenever shapes were added or removed or a body was moved by
     /// hand; all pairs are then found afresh. The searches for pairs are
-    /// shared with a helper waiting on `helper`, if given, and otherwise
-    /// as `threading` says.
+    /// shared out as `sharing` says.
     #[allow(clippy::too_many_arguments)]
     pub fn find_pairs<'a>(
         &'a mut self,
@@ -437,8 +436,7 @@ impl BroadPhase {
         margin: f32,
         dt: f32,
         static_version: u64,
-        threading: Threading,
-        helper: Option<&HelperBoard>,
+        sharing: Sharing,
         views: &'a mut [MaybeUninit<StepCollider>],
         needed: &'a mut [MaybeUninit<Aabb>],
         mut room: Room<'a>,
@@ -464,7 +462,7 @@ impl BroadPhase {
             let index = &self.index;
             let partners = |m, out: &mut Vec<u32>| index.overlapping(m, out);
             self.search
-                .find_moved(index, partners, &mut self.pairs, threading, helper);
+                .find_moved(index, partners, &mut self.pairs, sharing);
         } else if moved > 0 || fresh {
             let shapes = colliders.len();
             // Which shapes can move changes only with the shapes (`fresh`).
@@ -486,7 +484,7 @@ impl BroadPhase {
             self.grid_cells = grid.cell_start.len();
             let finder = PairFinder { index, grid: &grid };
             if full {
-                let found = self.search.find_all(&finder, threading, helper);
+                let found = self.search.find_all(&finder, sharing);
                 let count = found.iter().map(|c| c.pairs.len()).sum();
                 let sort = SortSlots {
                     starts: room.take_or(2 * (shapes + 1), &mut spare.starts),
@@ -496,7 +494,7 @@ impl BroadPhase {
             } else {
                 let partners = |m, out: &mut Vec<u32>| finder.partners(m, out);
                 self.search
-                    .find_moved(index, partners, &mut self.pairs, threading, helper);
+                    .find_moved(index, partners, &mut self.pairs, sharing);
             }
         }
         let slots = room.take_or(self.pairs.len(), &mut spare.near);
@@ -533,12 +531,7 @@ impl Search {
     /// [`PAIR_CHUNK`] items (so each task's share of pairs, and its buffer,
     /// stays about the same from step to step), or queries for a run of
     /// large shapes. Returns the buffers holding the pairs found.
-    fn find_all(
-        &mut self,
-        finder: &PairFinder,
-        threading: Threading,
-        helper: Option<&HelperBoard>,
-    ) -> &[ChunkBuffers] {
+    fn find_all(&mut self, finder: &PairFinder, sharing: Sharing) -> &[ChunkBuffers] {
         self.queriers.clear();
         for (i, slot) in finder.index.slots.iter().enumerate() {
             if *slot == Slot::Large {
@@ -549,23 +542,17 @@ impl Search {
         let sweeps = grid.items.len().div_ceil(PAIR_CHUNK);
         let queriers = &self.queriers;
         let tasks = sweeps + queriers.len().div_ceil(PAIR_CHUNK);
-        let chunks = search(
-            &mut self.chunks,
-            tasks,
-            threading,
-            helper,
-            |task, buffers| {
-                if task < sweeps {
-                    for cell in grid.cells_beginning_in(task * PAIR_CHUNK, PAIR_CHUNK) {
-                        finder.sweep_cell(cell, &mut buffers.pairs);
-                    }
-                } else {
-                    for &a in chunk_of(queriers, task - sweeps) {
-                        finder.large_pairs(a, buffers);
-                    }
+        let chunks = search(&mut self.chunks, tasks, sharing, |task, buffers| {
+            if task < sweeps {
+                for cell in grid.cells_beginning_in(task * PAIR_CHUNK, PAIR_CHUNK) {
+                    finder.sweep_cell(cell, &mut buffers.pairs);
                 }
-            },
-        );
+            } else {
+                for &a in chunk_of(queriers, task - sweeps) {
+                    finder.large_pairs(a, buffers);
+                }
+            }
+        });
         &self.chunks[..chunks]
     }
 
@@ -578,8 +565,7 @@ impl Search {
         index: &Index,
         partners: impl Fn(u32, &mut Vec<u32>) + Sync,
         pairs: &mut Vec<Pair>,
-        threading: Threading,
-        helper: Option<&HelperBoard>,
+        sharing: Sharing,
     ) {
         let moved = &index.moved;
         self.queriers.clear();
@@ -590,28 +576,22 @@ impl Search {
         }
         let queriers = &self.queriers;
         let tasks = queriers.len().div_ceil(PAIR_CHUNK);
-        let chunks = search(
-            &mut self.chunks,
-            tasks,
-            threading,
-            helper,
-            |task, buffers| {
-                for &m in chunk_of(queriers, task) {
-                    let scratch = &mut buffers.scratch;
-                    scratch.clear();
-                    partners(m, scratch);
-                    for &s in scratch.iter() {
-                        // A pair of two moved shapes is reported by the lower one.
-                        let reported_by_s = moved[s as usize] && s < m;
-                        if !reported_by_s {
-                            if let Some(pair) = index.pair_of(m, s) {
-                                buffers.pairs.push(pair);
-                            }
+        let chunks = search(&mut self.chunks, tasks, sharing, |task, buffers| {
+            for &m in chunk_of(queriers, task) {
+                let scratch = &mut buffers.scratch;
+                scratch.clear();
+                partners(m, scratch);
+                for &s in scratch.iter() {
+                    // A pair of two moved shapes is reported by the lower one.
+                    let reported_by_s = moved[s as usize] && s < m;
+                    if !reported_by_s {
+                        if let Some(pair) = index.pair_of(m, s) {
+                            buffers.pairs.push(pair);
                         }
                     }
                 }
-            },
-        );
+            }
+        });
         // The first task's buffer gathers the others' pairs (on the calling
         // thread there is only one).
         let found = match self.chunks[..chunks].split_first_mut() {
@@ -1077,17 +1057,17 @@ fn slack(body: &Body, aabb: &Aabb, motion: f32) -> f32 {
 }
 
 /// Runs `find` on each task `0..tasks`, each with its own buffers, shared
-/// with `helper` if given, else as `threading` says; returns how many
-/// buffers were used, whose pairs are in `chunks` in task order. On the
-/// calling thread the tasks run in order into one buffer, so no task keeps
-/// a buffer of its own (each grew to its own largest share of pairs).
+/// out as `sharing` says; returns how many buffers were used, whose pairs
+/// are in `chunks` in task order. On the calling thread the tasks run in
+/// order into one buffer, so no task keeps a buffer of its own (each grew
+/// to its own largest share of pairs).
 fn search(
     chunks: &mut Vec<ChunkBuffers>,
     tasks: usize,
-    threading: Threading,
-    helper: Option<&HelperBoard>,
+    sharing: Sharing,
     find: impl Fn(usize, &mut ChunkBuffers) + Sync,
 ) -> usize {
+    let Sharing { threading, helper } = sharing;
     if threading == Threading::Calling {
         chunks.resize_with(chunks.len().max(1), Default::default);
         let buffers = &mut chunks[0];
@@ -1376,7 +1356,7 @@ mod tests {
     use super::{merge_in_place, sort_pairs, Band, ChunkBuffers, Pair, SortSlots};
     use crate::body::{BodyDef, BodyKind, Material};
     use crate::buffer::SharedScratch;
-    use crate::threading::Threading;
+    use crate::threading::{Sharing, Threading};
     use crate::world::World;
     use crate::WorldSettings;
 
@@ -1557,8 +1537,10 @@ mod tests {
             margin,
             dt,
             version,
-            Threading::Pool,
-            None,
+            Sharing {
+                threading: Threading::Pool,
+                helper: None,
+            },
             views,
             needed,
             // No room: the broadphase falls back on buffers of its own

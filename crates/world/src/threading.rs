@@ -56,6 +56,14 @@ impl Threading {
     }
 }
 
+/// Who runs a parallel loop of a step: as `threading` says, or, when given
+/// `helper`, the calling thread with the helper waiting on that board.
+#[derive(Clone, Copy)]
+pub(crate) struct Sharing<'a> {
+    pub threading: Threading,
+    pub helper: Option<&'a HelperBoard>,
+}
+
 /// Which end of a run of blocks a thread takes its blocks from. The leader
 /// works from the front and helpers from the back, so each thread keeps to
 /// roughly the same data from one phase to the next (and it stays in its

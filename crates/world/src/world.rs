@@ -13,7 +13,7 @@ use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
 use crate::solver::Solver;
-use crate::threading::{HelperBoard, Threading};
+use crate::threading::{HelperBoard, Sharing, Threading};
 
 /// A 2D physics world: bodies, their shapes, and the fixed-step solver
 /// that moves them.
@@ -459,8 +459,7 @@ impl World {
                 margin,
                 self.settings.dt,
                 self.static_version,
-                threading,
-                helper,
+                Sharing { threading, helper },
                 view_slots,
                 needed_slots,
                 room,
