@@ -113,10 +113,16 @@ impl BlockClaims {
 
     /// Claims blocks of `blocks` from `end` and runs `run` on each until
     /// none are left, counting each as finished once it has run.
+    ///
+    /// A block that panics still counts as finished, so that no thread
+    /// waits for it for ever: the panic unwinds this thread, and reaches the
+    /// caller through the join or scope that started it.
     pub fn work(&self, end: End, blocks: usize, mut run: impl FnMut(usize)) {
         while let Some(block) = self.claim(end, blocks) {
+            let _finished = OnDrop(|| {
+                self.done.fetch_add(1, Ordering::Release);
+            });
             run(block);
-            self.done.fetch_add(1, Ordering::Release);
         }
     }
 
@@ -127,6 +133,15 @@ impl BlockClaims {
         while (self.done.load(Ordering::Acquire) as usize) < blocks {
             pause(&mut spins);
         }
+    }
+}
+
+/// Runs its closure when dropped, unwinding included.
+pub(crate) struct OnDrop<F: FnMut()>(pub F);
+
+impl<F: FnMut()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        (self.0)();
     }
 }
 
@@ -190,21 +205,17 @@ impl HelperBoard {
             blocks,
             run,
         };
-        // Withdraws the job, and waits until no helper can still reach it,
-        // before it is dropped (even while unwinding).
-        struct Withdraw<'b>(&'b HelperBoard);
-        impl Drop for Withdraw<'_> {
-            fn drop(&mut self) {
-                self.0.job.0.store(std::ptr::null_mut(), Ordering::SeqCst);
-                let mut spins = 0;
-                while self.0.visiting.0.load(Ordering::SeqCst) != 0 {
-                    pause(&mut spins);
-                }
-            }
-        }
         let posted = std::ptr::from_ref(&job).cast_mut().cast::<()>();
         self.job.0.store(posted, Ordering::SeqCst);
-        let _withdraw = Withdraw(self);
+        // Withdraws the job, and waits until no helper can still reach it,
+        // before it is dropped (even while unwinding).
+        let _withdraw = OnDrop(|| {
+            self.job.0.store(std::ptr::null_mut(), Ordering::SeqCst);
+            let mut spins = 0;
+            while self.visiting.0.load(Ordering::SeqCst) != 0 {
+                pause(&mut spins);
+            }
+        });
         job.claims.work(End::Front, blocks, run);
         job.claims.wait_for(blocks);
     }
@@ -215,8 +226,12 @@ impl HelperBoard {
         while !self.closed.load(Ordering::Acquire) {
             // Counted as visiting before reading the job: the leader, having
             // withdrawn a job, waits for the count to drop to zero, so a job
-            // read here stays alive until this visit ends.
+            // read here stays alive until this visit ends (which a panic in
+            // the job ends too).
             self.visiting.0.fetch_add(1, Ordering::SeqCst);
+            let visit = OnDrop(|| {
+                self.visiting.0.fetch_sub(1, Ordering::SeqCst);
+            });
             let job = self
                 .job
                 .0
@@ -229,7 +244,7 @@ impl HelperBoard {
                 job.claims.work(End::Back, job.blocks, job.run);
                 spins = 0;
             }
-            self.visiting.0.fetch_sub(1, Ordering::SeqCst);
+            drop(visit);
             pause(&mut spins);
         }
     }
@@ -238,13 +253,7 @@ impl HelperBoard {
     /// returned guard is dropped: at the end of the leader's part, or as it
     /// unwinds.
     pub fn closer(&self) -> impl Drop + '_ {
-        struct Closer<'b>(&'b HelperBoard);
-        impl Drop for Closer<'_> {
-            fn drop(&mut self) {
-                self.0.closed.store(true, Ordering::Release);
-            }
-        }
-        Closer(self)
+        OnDrop(|| self.closed.store(true, Ordering::Release))
     }
 }
 
@@ -297,6 +306,40 @@ mod tests {
             drop(close);
         });
         assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+    }
+
+    #[test]
+    fn a_block_that_panics_on_the_helper_holds_up_no_one() {
+        let board = HelperBoard::default();
+        let leader = std::thread::current().id();
+        let helper_took_one = AtomicBool::new(false);
+        let on_leader = AtomicU32::new(0);
+        let helped = std::thread::scope(|scope| {
+            let close = board.closer();
+            let helper = scope.spawn(|| board.help());
+            board.share(16, &|_| {
+                if std::thread::current().id() != leader {
+                    helper_took_one.store(true, Ordering::Release);
+                    panic!("a block failed on the helper");
+                }
+                // The leader's first block waits (a while at most) for the
+                // helper to take one.
+                let start = std::time::Instant::now();
+                while !helper_took_one.load(Ordering::Acquire)
+                    && start.elapsed() < std::time::Duration::from_secs(10)
+                {
+                    std::thread::yield_now();
+                }
+                on_leader.fetch_add(1, Ordering::Relaxed);
+            });
+            drop(close);
+            helper.join()
+        });
+        // The leader's share returned, with the helper's block counted,
+        // and the helper's panic reached its join.
+        assert!(helper_took_one.load(Ordering::Acquire));
+        assert!(on_leader.load(Ordering::Relaxed) < 16);
+        assert!(helped.is_err());
     }
 
     #[test]

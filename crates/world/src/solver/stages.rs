@@ -34,7 +34,7 @@ use super::{
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
 use crate::graph;
-use crate::threading::{pause, BlockClaims, End, Threading};
+use crate::threading::{pause, BlockClaims, End, OnDrop, Threading};
 
 /// Bodies per block of an integration stage.
 const BODY_BLOCK: usize = 512;
@@ -362,12 +362,14 @@ impl Executor<'_> {
     /// Publishes each stage in turn, works on it, and waits until all its
     /// blocks are done (a helper may still be finishing one).
     fn lead(&self) {
+        // Finished however the leader ends, so that helpers stop waiting
+        // for the next stage even if a block panics here.
+        let _finished = OnDrop(|| self.current.store(FINISHED, Ordering::Release));
         for (index, stage) in self.stages.iter().enumerate() {
             self.current.store(index, Ordering::Release);
             self.work_on(index, End::Front);
             self.syncs[index].wait_for(stage.blocks);
         }
-        self.current.store(FINISHED, Ordering::Release);
     }
 
     /// Works on whatever stage is current until the leader finishes.
