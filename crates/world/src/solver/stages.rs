@@ -482,7 +482,7 @@ impl Executor<'_> {
             }
         };
         for place in places {
-            // SAFETY: the caller's guarantees; the parts are disjoint.
+            // SAFETY: the caller's guarantees; regions hold disjoint batches.
             unsafe {
                 self.prepare_set(&view, &self.ones, self.batches_at(&self.ones, place));
                 self.prepare_set(&view, &self.twos, self.batches_at(&self.twos, place));
