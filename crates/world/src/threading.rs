@@ -179,22 +179,19 @@ struct SharedJob<'a> {
 #[derive(Default)]
 pub(crate) struct HelperBoard {
     /// The job being shared (a `SharedJob`), or null.
-    job: AlignedPtr,
+    job: OwnLine<AtomicPtr<()>>,
     /// Helpers between reading `job` and being done with what it pointed
     /// to: a job is not dropped while any are.
-    visiting: AlignedCount,
+    visiting: OwnLine<AtomicUsize>,
     closed: AtomicBool,
 }
 
-/// On a cache line of its own: the helper writes `visiting` all the time it
-/// waits, and the leader writes `job` only to post and withdraw.
+/// A value on a cache line of its own: the helper writes `visiting` all
+/// the time it waits, and the leader writes `job` only to post and
+/// withdraw.
 #[derive(Default)]
 #[repr(align(64))]
-struct AlignedPtr(AtomicPtr<()>);
-
-#[derive(Default)]
-#[repr(align(64))]
-struct AlignedCount(AtomicUsize);
+struct OwnLine<T>(T);
 
 impl HelperBoard {
     /// Runs `run` on every block of `blocks`, the leader from the front and

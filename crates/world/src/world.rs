@@ -451,7 +451,6 @@ impl World {
         let needed_slots = room.take::<Aabb>(shapes).expect(sized);
         let warm_slots = room.take::<WarmStart>(contacts).expect(sized);
         let (broadphase, contacts) = (&mut self.broadphase, &self.contacts);
-        let board = HelperBoard::default();
         let find_pairs = |helper| {
             broadphase.find_pairs(
                 &self.bodies,
@@ -479,6 +478,7 @@ impl World {
         };
         let ((pairs, views), warm, broadphase) = match threading {
             Threading::Pool => {
+                let board = HelperBoard::default();
                 let lead = || {
                     // Closed however the broadphase ends, so the helper
                     // never waits for ever.
