@@ -63,10 +63,15 @@ impl Softness {
 #[cfg(test)]
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ConstraintPoint {
-    /// Anchor from A's centre of mass, world frame, fixed for the step.
-    pub anchor_a: Vec2,
-    /// Anchor from B's centre of mass.
-    pub anchor_b: Vec2,
+    /// `r_A × n`, with `r_A` the anchor from A's centre of mass, world
+    /// frame, fixed for the step (see [`super::lanes::PointL`]).
+    pub arm_a_normal: f32,
+    /// `r_B × n`.
+    pub arm_b_normal: f32,
+    /// `r_A × t`.
+    pub arm_a_tangent: f32,
+    /// `r_B × t`.
+    pub arm_b_tangent: f32,
     /// `s₀ − n·(r_B − r_A)`: add `n·(world anchor B − world anchor A)` to get `s`.
     pub base_separation: f32,
     pub normal_mass: f32,
@@ -129,22 +134,53 @@ impl<const N: usize> Default for ContactConstraint<N> {
 }
 
 #[cfg(test)]
+impl ConstraintPoint {
+    /// A point of `c` at anchors `ra`, `rb`: its lever arms and effective
+    /// masses, with no separation or impulses yet.
+    pub fn at<const N: usize>(c: &ContactConstraint<N>, ra: Vec2, rb: Vec2) -> ConstraintPoint {
+        let t = tangent(c.normal);
+        let (arm_a_normal, arm_b_normal) = (ra.perp_dot(c.normal), rb.perp_dot(c.normal));
+        let (arm_a_tangent, arm_b_tangent) = (ra.perp_dot(t), rb.perp_dot(t));
+        ConstraintPoint {
+            arm_a_normal,
+            arm_b_normal,
+            arm_a_tangent,
+            arm_b_tangent,
+            normal_mass: c.effective_mass(arm_a_normal, arm_b_normal),
+            tangent_mass: c.effective_mass(arm_a_tangent, arm_b_tangent),
+            ..ConstraintPoint::default()
+        }
+    }
+}
+
+#[cfg(test)]
 impl<const N: usize> ContactConstraint<N> {
     /// Effective mass `1 / (m_A⁻¹ + m_B⁻¹ + I_A⁻¹ (r_A×d)² + I_B⁻¹ (r_B×d)²)`
-    /// of an impulse along `d` at anchors `r_A`, `r_B`.
+    /// of an impulse along `d`, from the lever arms `r_A×d`, `r_B×d`.
     #[inline]
-    pub fn effective_mass(&self, ra: Vec2, rb: Vec2, d: Vec2) -> f32 {
-        let rna = ra.perp_dot(d);
-        let rnb = rb.perp_dot(d);
+    pub fn effective_mass(&self, arm_a: f32, arm_b: f32) -> f32 {
         let k = self.inv_mass_a
             + self.inv_mass_b
-            + self.inv_inertia_a * rna * rna
-            + self.inv_inertia_b * rnb * rnb;
+            + self.inv_inertia_a * arm_a * arm_a
+            + self.inv_inertia_b * arm_b * arm_b;
         if k > 0.0 {
             1.0 / k
         } else {
             0.0
         }
+    }
+
+    /// What fills a batch's unused lanes: no masses, no normal, its points
+    /// at the bodies' centres, both bodies `null_body`. Prepared in lanes
+    /// from zeros, it comes out as this, bit for bit.
+    pub fn padding(null_body: u32) -> ContactConstraint<N> {
+        let mut c = ContactConstraint {
+            a: null_body,
+            b: null_body,
+            ..ContactConstraint::default()
+        };
+        c.points = [ConstraintPoint::at(&c, Vec2::ZERO, Vec2::ZERO); N];
+        c
     }
 
     /// Whether the pair has an immovable body (no inverse mass), which
@@ -268,8 +304,10 @@ pub(crate) mod reference {
         #[inline]
         fn lane(&self) -> PointL<f32> {
             PointL {
-                anchor_a: v2(self.anchor_a),
-                anchor_b: v2(self.anchor_b),
+                arm_a_normal: self.arm_a_normal,
+                arm_b_normal: self.arm_b_normal,
+                arm_a_tangent: self.arm_a_tangent,
+                arm_b_tangent: self.arm_b_tangent,
                 base_separation: self.base_separation,
                 normal_mass: self.normal_mass,
                 tangent_mass: self.tangent_mass,

@@ -41,7 +41,7 @@ use crate::graph::{self, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
 use crate::threading::Threading;
 #[cfg(test)]
-use contact::{relative_velocity, tangent, ConstraintPoint, ContactConstraint};
+use contact::{relative_velocity, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
 use integrate::{BodyMotion, BodyState, MotionLimits};
 pub(crate) use start::{StartPose, StartPoses};
@@ -723,7 +723,7 @@ impl PrepareView<'_> {
         input
     }
 
-    /// Anchors, effective masses, warm-start impulses and start-of-step
+    /// Lever arms, effective masses, warm-start impulses and start-of-step
     /// normal velocities of one contact with `N` points.
     #[cfg(test)]
     fn prepare_one<const N: usize>(&self, k: usize) -> ContactConstraint<N> {
@@ -744,21 +744,17 @@ impl PrepareView<'_> {
             restitution: contact.restitution,
             ..ContactConstraint::default()
         };
-        let t = tangent(n);
         for (k, mp) in contact.manifold.points().iter().take(N).enumerate() {
             let ra = mp.point - a.center;
             let rb = mp.point - b.center;
             let warm = contact.impulses[k];
             let vn = relative_velocity(&self.states[ia], &self.states[ib], ra, rb).dot(n);
             c.points[k] = ConstraintPoint {
-                anchor_a: ra,
-                anchor_b: rb,
                 base_separation: mp.separation - (rb - ra).dot(n),
-                normal_mass: c.effective_mass(ra, rb, n),
-                tangent_mass: c.effective_mass(ra, rb, t),
                 normal_impulse: warm.normal,
                 tangent_impulse: warm.tangent,
                 approach_speed: vn,
+                ..ConstraintPoint::at(&c, ra, rb)
             };
             if warm.normal > 0.0 {
                 c.mark_approach_recorded(k);

@@ -143,17 +143,13 @@ impl WideLane for f32x8 {
     }
 }
 
-/// Lanes of `f32` read from each constraint by `get`.
+/// Lanes of `f32` read from each of eight constraints by `get`.
 #[cfg(test)]
 fn lanes_of<const N: usize>(
     cs: &[ContactConstraint<N>],
     get: impl Fn(&ContactConstraint<N>) -> f32,
 ) -> f32x8 {
-    let mut out = [0.0; LANES];
-    for (slot, c) in out.iter_mut().zip(cs) {
-        *slot = get(c);
-    }
-    f32x8::new(out)
+    f32x8::new(std::array::from_fn(|k| get(&cs[k])))
 }
 
 /// What preparing a batch reads, lane by lane: the contacts, their bodies
@@ -278,22 +274,21 @@ pub(crate) struct PointLanes<L> {
 }
 
 /// Effective mass `1 / (m_A⁻¹ + m_B⁻¹ + I_A⁻¹ (r_A×d)² + I_B⁻¹ (r_B×d)²)`
-/// along `d`, lane by lane (0 where nothing can move), with the operations
-/// of the one-constraint version in the same order.
+/// along `d` from the lever arms `r_A×d`, `r_B×d`, lane by lane (0 where
+/// nothing can move), with the operations of the one-constraint version in
+/// the same order.
 #[inline(always)]
-fn effective_mass<L: Lane>(pair: &PairL<L>, ra: V2<L>, rb: V2<L>, d: V2<L>) -> L {
-    let rna = ra.perp_dot(d);
-    let rnb = rb.perp_dot(d);
+fn effective_mass<L: Lane>(pair: &PairL<L>, arm_a: L, arm_b: L) -> L {
     let k = pair.inv_mass_a
         + pair.inv_mass_b
-        + pair.inv_inertia_a * rna * rna
-        + pair.inv_inertia_b * rnb * rnb;
+        + pair.inv_inertia_a * arm_a * arm_a
+        + pair.inv_inertia_b * arm_b * arm_b;
     k.if_positive(L::splat(1.0) / k, L::splat(0.0))
 }
 
 impl<const N: usize, L: Lane> WideConstraint<N, L> {
-    /// Prepares eight constraints at once: anchors from each centre of mass,
-    /// effective masses, warm-start impulses and start-of-step normal
+    /// Prepares eight constraints at once: the anchors' lever arms (see
+    /// [`PointL`]), effective masses, warm-start impulses and start-of-step normal
     /// velocities (see `contact` for the maths).
     #[inline(always)]
     pub fn prepare(input: &PrepareLanes<N, L>) -> (WideConstraint<N, L>, WideBounce<N, L>) {
@@ -317,12 +312,16 @@ impl<const N: usize, L: Lane> WideConstraint<N, L> {
             };
             approach_speed[k] = relative.dot(n);
             progress[k] = p.normal_impulse.if_positive(L::splat(APPROACH_FINAL), zero);
+            let (arm_a_normal, arm_b_normal) = (ra.perp_dot(n), rb.perp_dot(n));
+            let (arm_a_tangent, arm_b_tangent) = (ra.perp_dot(t), rb.perp_dot(t));
             PointL {
-                anchor_a: ra,
-                anchor_b: rb,
+                arm_a_normal,
+                arm_b_normal,
+                arm_a_tangent,
+                arm_b_tangent,
                 base_separation: p.separation - rb.sub(ra).dot(n),
-                normal_mass: effective_mass(&pair, ra, rb, n),
-                tangent_mass: effective_mass(&pair, ra, rb, t),
+                normal_mass: effective_mass(&pair, arm_a_normal, arm_b_normal),
+                tangent_mass: effective_mass(&pair, arm_a_tangent, arm_b_tangent),
                 normal_impulse: p.normal_impulse,
                 tangent_impulse: p.tangent_impulse,
             }
@@ -344,24 +343,21 @@ impl<const N: usize, L: Lane> WideConstraint<N, L> {
 }
 
 impl<const N: usize> WideConstraint<N> {
-    /// Packs up to eight constraints; missing lanes point at `null_body`.
+    /// Packs up to eight constraints; missing lanes are padding (see
+    /// [`ContactConstraint::padding`]) and point at `null_body`.
     #[cfg(test)]
     pub fn pack(cs: &[ContactConstraint<N>], null_body: u32) -> (WideConstraint<N>, WideBounce<N>) {
-        let mut a = [null_body; LANES];
-        let mut b = [null_body; LANES];
-        for (k, c) in cs.iter().enumerate() {
-            a[k] = c.a;
-            b[k] = c.b;
-        }
+        let padding = ContactConstraint::padding(null_body);
+        let cs: [ContactConstraint<N>; LANES] =
+            std::array::from_fn(|k| cs.get(k).copied().unwrap_or(padding));
+        let cs = &cs[..];
+        let a = std::array::from_fn(|k| cs[k].a);
+        let b = std::array::from_fn(|k| cs[k].b);
         let point = |k: usize| PointL {
-            anchor_a: V2 {
-                x: lanes_of(cs, |c| c.points[k].anchor_a.x),
-                y: lanes_of(cs, |c| c.points[k].anchor_a.y),
-            },
-            anchor_b: V2 {
-                x: lanes_of(cs, |c| c.points[k].anchor_b.x),
-                y: lanes_of(cs, |c| c.points[k].anchor_b.y),
-            },
+            arm_a_normal: lanes_of(cs, |c| c.points[k].arm_a_normal),
+            arm_b_normal: lanes_of(cs, |c| c.points[k].arm_b_normal),
+            arm_a_tangent: lanes_of(cs, |c| c.points[k].arm_a_tangent),
+            arm_b_tangent: lanes_of(cs, |c| c.points[k].arm_b_tangent),
             base_separation: lanes_of(cs, |c| c.points[k].base_separation),
             normal_mass: lanes_of(cs, |c| c.points[k].normal_mass),
             tangent_mass: lanes_of(cs, |c| c.points[k].tangent_mass),
@@ -412,7 +408,8 @@ impl<const N: usize> WideConstraint<N> {
         lanes.extend([self.pair.normal.x, self.pair.normal.y]);
         lanes.extend([self.friction, bounce.restitution]);
         for (k, p) in self.points.iter().enumerate() {
-            lanes.extend([p.anchor_a.x, p.anchor_a.y, p.anchor_b.x, p.anchor_b.y]);
+            lanes.extend([p.arm_a_normal, p.arm_b_normal]);
+            lanes.extend([p.arm_a_tangent, p.arm_b_tangent]);
             lanes.extend([p.base_separation, p.normal_mass, p.tangent_mass]);
             lanes.extend([p.normal_impulse, p.tangent_impulse]);
             lanes.extend([bounce.approach_speed[k], bounce.progress[k]]);
@@ -610,14 +607,11 @@ mod tests {
         let ra = Vec2::new(n.next(), n.next()) * 0.3;
         let rb = Vec2::new(n.next(), n.next()) * 0.3;
         c.points[0] = ConstraintPoint {
-            anchor_a: ra,
-            anchor_b: rb,
             base_separation: n.next() * 0.02,
-            normal_mass: c.effective_mass(ra, rb, normal),
-            tangent_mass: c.effective_mass(ra, rb, Vec2::new(normal.y, -normal.x)),
             normal_impulse: n.next().abs() * 0.1,
             tangent_impulse: n.next() * 0.05,
             approach_speed: n.next() * 3.0,
+            ..ConstraintPoint::at(&c, ra, rb)
         };
         if index % 4 == 0 {
             c.mark_approach_recorded(0);
