@@ -700,7 +700,7 @@ fn sleeping_side(ends: ContactEnds, bodies: &[Body]) -> Option<u32> {
 
 /// What computing a pair's contact reads: the step's shapes (see
 /// [`StepCollider`]), the bodies and colliders for what those leave out,
-/// the speculative margin and the step.
+/// and the speculative margin.
 pub(crate) struct ContactInputs<'a> {
     pub views: &'a [StepCollider],
     /// Whether pairs of rounded segments (a stadium with a stadium or a
@@ -709,15 +709,13 @@ pub(crate) struct ContactInputs<'a> {
     pub bodies: &'a [Body],
     pub colliders: &'a [Collider],
     pub margin: f32,
-    pub dt: f32,
     pub threading: Threading,
 }
 
 impl ContactInputs<'_> {
     /// What the manifold of one pair is computed from: nothing when
     /// neither body can move, else the shapes and the margin grown by a
-    /// bound on both bodies' motion. [`ContactInputs::new_contact`] then
-    /// tests each point against the bodies' speeds.
+    /// bound on both bodies' motion (see [`ContactInputs::new_contact`]).
     #[inline]
     fn shapes_of(&self, pair: Pair) -> PairShapes<'_> {
         let (a, b) = (pair.a as usize, pair.b as usize);
@@ -746,22 +744,23 @@ impl ContactInputs<'_> {
     }
 
     /// The contact of one pair from its manifold (see
-    /// [`ContactInputs::shapes_of`]), keeping the points that need a
-    /// constraint.
+    /// [`ContactInputs::shapes_of`]).
     ///
-    /// A point is kept when its gap could close within the step: `s ≤ margin +
-    /// (|v_A(p)| + |v_B(p)|)·dt`, with the velocities of both bodies at the
-    /// point. Using speeds rather than the current approach velocity matters
-    /// in a crowd: two balls falling side by side do not approach, but if the
-    /// lower one strikes a pile and stops mid-step the upper one runs into it,
-    /// and only a constraint that already exists can catch that. Points that
-    /// never close apply no impulse (a speculative point pushes only when the
-    /// bodies would pass contact within the substep), so extra ones cost solver
-    /// time, not accuracy.
+    /// The manifold holds the points whose gap could close within the step,
+    /// `s ≤ margin + motion_A + motion_B`, each body's motion bounding how far
+    /// any of its points can move in the step, `(|v| + |ω|·r_max)·dt`.
+    /// Using speeds rather than the current approach velocity matters in a
+    /// crowd: two balls falling side by side do not approach, but if the
+    /// lower one strikes a pile and stops mid-step the upper one runs into
+    /// it, and only a constraint that already exists can catch that. Points
+    /// that never close apply no impulse (a speculative point pushes only
+    /// when the bodies would pass contact within the substep), so extra ones
+    /// cost solver time, not accuracy: a tighter test with each body's speed
+    /// at the point itself dropped about 1 % of the hopper's points (4 % of
+    /// the tumbler's) and cost more time than solving them.
     #[inline(always)]
-    fn new_contact(&self, pair: Pair, mut manifold: ContactManifold) -> (Contact, [u32; 2]) {
+    fn new_contact(&self, pair: Pair, manifold: ContactManifold) -> (Contact, [u32; 2]) {
         let (va, vb) = (&self.views[pair.a as usize], &self.views[pair.b as usize]);
-        self.keep_reachable_points(&mut manifold, va.body, vb.body);
         let contact = Contact {
             shape_a: pair.a,
             shape_b: pair.b,
@@ -771,38 +770,6 @@ impl ContactInputs<'_> {
             restitution: Material::mix_restitution(va.restitution, vb.restitution),
         };
         (contact, [va.body, vb.body])
-    }
-
-    /// Drops points whose gap neither body could close this step at its
-    /// current speed.
-    #[inline]
-    fn keep_reachable_points(&self, manifold: &mut ContactManifold, a: u32, b: u32) {
-        // Points within the margin are kept whatever the speeds (the common
-        // case in a pile), so the bodies are only read for the others.
-        let margin = self.margin;
-        if manifold.points().iter().all(|p| p.separation <= margin) {
-            return;
-        }
-        self.keep_points_within_reach(manifold, a, b);
-    }
-
-    /// [`ContactInputs::keep_reachable_points`] for a manifold with a
-    /// point beyond the margin.
-    #[inline(never)]
-    fn keep_points_within_reach(&self, manifold: &mut ContactManifold, a: u32, b: u32) {
-        let margin = self.margin;
-        let (a, b) = (&self.bodies[a as usize], &self.bodies[b as usize]);
-        let mut kept = 0;
-        for k in 0..manifold.count {
-            let p = manifold.points[k];
-            let va = a.linear_velocity + a.angular_velocity * (p.point - a.center).perp();
-            let vb = b.linear_velocity + b.angular_velocity * (p.point - b.center).perp();
-            if p.separation <= margin + (va.length() + vb.length()) * self.dt {
-                manifold.points[kept] = p;
-                kept += 1;
-            }
-        }
-        manifold.count = kept;
     }
 }
 

@@ -509,7 +509,6 @@ impl World {
             bodies: &self.bodies,
             colliders: &self.colliders,
             margin,
-            dt: self.settings.dt,
             threading,
         };
         let any_sleeping = self.islands.any_sleeping();
