@@ -1327,21 +1327,23 @@ fn push_overlaps(item: &GridItem, run: &[GridItem], out: &mut Vec<Pair>) {
 }
 
 /// Appends to `out` the value `test` gives each item of `run` that it
-/// passes. No branch per item: each value is written at the end of `out`,
-/// and the end advances only if the item passes. Which items pass is close
-/// to random, so branching on it would mispredict often.
+/// passes. No branch per item: each value is written past the end of
+/// `out`, and the end advances only if the item passes. Which items pass is
+/// close to random, so branching on it would mispredict often.
 #[inline(always)]
-fn push_passing<I, T: Copy + Default>(out: &mut Vec<T>, run: &[I], test: impl Fn(&I) -> (T, bool)) {
+fn push_passing<I, T: Copy>(out: &mut Vec<T>, run: &[I], test: impl Fn(&I) -> (T, bool)) {
+    out.reserve(run.len());
     let start = out.len();
-    out.resize(start + run.len(), T::default());
-    let slots = &mut out[start..];
+    let slots = &mut out.spare_capacity_mut()[..run.len()];
     let mut end = 0;
     for item in run {
         let (value, passes) = test(item);
-        slots[end] = value;
+        // `end` trails the items read, so it is within `slots`.
+        slots[end].write(value);
         end += usize::from(passes);
     }
-    out.truncate(start + end);
+    // SAFETY: the first `end` spare slots were written just above.
+    unsafe { out.set_len(start + end) };
 }
 
 #[cfg(test)]
