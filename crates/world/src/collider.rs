@@ -46,6 +46,8 @@ pub(crate) struct StepCollider {
     pub restitution: f32,
     /// Whether the body can move this step ([`crate::body::Body::is_moving`]).
     pub moving: bool,
+    /// Whether the body is asleep ([`crate::body::Body::is_sleeping`]).
+    pub sleeping: bool,
 }
 
 impl StepCollider {
@@ -59,6 +61,7 @@ impl StepCollider {
             friction: collider.material.friction,
             restitution: collider.material.restitution,
             moving: body.is_moving(),
+            sleeping: body.is_sleeping(),
         }
     }
 }

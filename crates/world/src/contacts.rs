@@ -313,7 +313,6 @@ impl ContactSet {
         any_sleeping: bool,
         warm: &[WarmStart],
     ) {
-        let bodies = inputs.bodies;
         assert_eq!(
             warm.len(),
             self.contacts.len(),
@@ -321,8 +320,9 @@ impl ContactSet {
         );
         self.frozen.clear();
         if any_sleeping {
+            let views = inputs.views;
             let contacts = self.contacts.iter().zip(&self.ends);
-            let frozen = contacts.filter(|(_, ends)| is_frozen(**ends, bodies));
+            let frozen = contacts.filter(|(c, _)| is_frozen(c, views));
             self.frozen.extend(frozen.map(|(c, ends)| (*c, *ends)));
         }
         refill(&mut self.contacts, pairs.len());
@@ -537,10 +537,10 @@ impl ChunkFill<'_> {
         result.points = points;
         result.wake.clear();
         if self.any_sleeping {
-            let bodies = self.inputs.bodies;
-            // SAFETY: the fills wrote the ends of the contacts they kept.
-            let ends = unsafe { assume_written(&mut slots.ends[..kept]) };
-            let sleepers = ends.iter().flat_map(|e| sleeping_side(*e, bodies));
+            let views = self.inputs.views;
+            // SAFETY: the fills wrote the contacts they kept.
+            let contacts = unsafe { assume_written(&mut slots.contacts[..kept]) };
+            let sleepers = contacts.iter().flat_map(|c| sleeping_side(c, views));
             result.wake.extend(sleepers);
         }
     }
@@ -652,8 +652,12 @@ impl<'s, 'w> MadeContacts<'s, 'w> {
     }
 }
 
-/// Merges `extra` (contacts with their ends) into `list` and its `ends`,
-/// all sorted by pair, from the back, in place.
+/// Merges `extra` (contacts with their ends, sorted by pair, none of them
+/// in `list`) into `list` and its `ends`, sorted by pair, in place. From the
+/// back, the run of the list above each extra contact moves up as one
+/// block, and the part below the lowest one stays where it is: a handful
+/// of sleeping contacts then moves part of the list once, not every
+/// contact one by one.
 fn merge_sorted(
     list: &mut Vec<Contact>,
     ends: &mut Vec<ContactEnds>,
@@ -665,34 +669,38 @@ fn merge_sorted(
     let mut live = list.len();
     list.resize(live + extra.len(), Contact::NONE);
     ends.resize(live + extra.len(), ContactEnds::new([0, 0], 0));
-    let mut rest = extra.len();
-    for slot in (0..list.len()).rev() {
-        let take_extra = rest > 0 && (live == 0 || extra[rest - 1].0.key() > list[live - 1].key());
-        (list[slot], ends[slot]) = if take_extra {
-            rest -= 1;
-            extra[rest]
-        } else {
-            live -= 1;
-            (list[live], ends[live])
-        };
+    for (below, &(contact, end)) in extra.iter().enumerate().rev() {
+        // `below` extra contacts still go under this one.
+        let at = list[..live].partition_point(|c| c.key() < contact.key());
+        list.copy_within(at..live, at + below + 1);
+        ends.copy_within(at..live, at + below + 1);
+        (list[at + below], ends[at + below]) = (contact, end);
+        live = at;
     }
 }
 
-/// Whether neither body of a contact can move this step.
-fn is_frozen(ends: ContactEnds, bodies: &[Body]) -> bool {
-    ends.bodies()
-        .iter()
-        .all(|&b| !bodies[b as usize].is_moving())
+/// The step's views of a contact's two shapes.
+#[inline]
+fn views_of<'v>(contact: &Contact, views: &'v [StepCollider]) -> [&'v StepCollider; 2] {
+    [contact.shape_a, contact.shape_b].map(|s| &views[s as usize])
 }
 
-/// The sleeping body of a contact between a moving and a sleeping body.
-fn sleeping_side(ends: ContactEnds, bodies: &[Body]) -> Option<u32> {
-    let [a, b] = ends.bodies();
-    let (body_a, body_b) = (&bodies[a as usize], &bodies[b as usize]);
-    if body_a.is_sleeping() && body_b.is_moving() {
-        Some(a)
-    } else if body_b.is_sleeping() && body_a.is_moving() {
-        Some(b)
+/// Whether neither body of a contact can move this step. Read from the
+/// step's views of its shapes, which are in cache while contacts are made
+/// (a step with any sleeping body asks this of every contact).
+fn is_frozen(contact: &Contact, views: &[StepCollider]) -> bool {
+    let [a, b] = views_of(contact, views);
+    !(a.moving || b.moving)
+}
+
+/// The sleeping body of a contact between a moving and a sleeping body,
+/// from the step's views of its shapes.
+fn sleeping_side(contact: &Contact, views: &[StepCollider]) -> Option<u32> {
+    let [a, b] = views_of(contact, views);
+    if a.sleeping && b.moving {
+        Some(a.body)
+    } else if b.sleeping && a.moving {
+        Some(b.body)
     } else {
         None
     }
@@ -785,8 +793,37 @@ enum PairShapes<'a> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    use super::{merge_sorted, Contact, ContactEnds};
     use crate::scene::Scene;
     use crate::threading::Threading;
+
+    proptest! {
+        /// Merging gives the sorted union, each contact with its own ends.
+        #[test]
+        fn merging_sorted_contacts_gives_the_sorted_union(
+            keys in proptest::collection::btree_set((0u32..60, 0u32..60), 0..80),
+            picks in proptest::collection::vec(any::<bool>(), 80),
+        ) {
+            let with_ends = |&(a, b): &(u32, u32)| {
+                let contact = Contact { shape_a: a, shape_b: b, ..Contact::NONE };
+                (contact, ContactEnds::new([a + 100, b + 100], 1))
+            };
+            let all: Vec<_> = keys.iter().map(with_ends).collect();
+            let (extra, kept): (Vec<_>, Vec<_>) =
+                all.iter().zip(&picks).partition(|(_, &pick)| pick);
+            let extra: Vec<_> = extra.into_iter().map(|(c, _)| *c).collect();
+            let mut list: Vec<_> = kept.iter().map(|((c, _), _)| *c).collect();
+            let mut ends: Vec<_> = kept.iter().map(|((_, e), _)| *e).collect();
+            merge_sorted(&mut list, &mut ends, &extra);
+            prop_assert_eq!(list.len(), all.len());
+            for ((c, e), (want_c, want_e)) in list.iter().zip(&ends).zip(&all) {
+                prop_assert_eq!(c.key(), want_c.key());
+                prop_assert_eq!(*e, *want_e);
+            }
+        }
+    }
 
     /// Asserts that two contact lists hold the same pairs, manifolds and
     /// impulses, in the same order.
