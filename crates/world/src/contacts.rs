@@ -202,6 +202,10 @@ pub(crate) struct ContactSet {
     /// Last step's contacts among bodies that cannot move, with their ends,
     /// kept aside while `contacts` is rebuilt.
     frozen: Vec<(Contact, ContactEnds)>,
+    /// Whether `frozen` still holds exactly the contacts that cannot move:
+    /// true from a step that kept contacts aside and woke no body until
+    /// anything changes which bodies can move (see [`ContactSet::update`]).
+    frozen_current: bool,
     /// Per chunk of pairs: what its new contacts came to.
     chunk_results: Vec<ChunkResult>,
     /// Per chunk, shared among threads: whether its run may be moved (see
@@ -218,6 +222,8 @@ impl ContactSet {
     pub fn clear(&mut self) {
         self.contacts.clear();
         self.ends.clear();
+        self.frozen.clear();
+        self.frozen_current = false;
         self.points = 0;
     }
 
@@ -298,6 +304,12 @@ impl ContactSet {
     /// points that persist. With `any_sleeping`, last step's contacts among
     /// bodies that cannot move are kept as they were.
     ///
+    /// Those frozen contacts are found by a pass over every contact, unless
+    /// the last step found them, woke no body, and nothing since changed the
+    /// bodies (`bodies_changed`: which bodies can move changes only with the
+    /// bodies). Then they are the same contacts: the last step made new ones
+    /// only for pairs with a body that could move, and one still can.
+    ///
     /// The new contacts are written over the old ones, each chunk of pairs
     /// keeping only its contacts with points. On the calling thread each
     /// chunk writes right after the previous one's contacts; shared among
@@ -311,6 +323,7 @@ impl ContactSet {
         pairs: &[Pair],
         inputs: &ContactInputs,
         any_sleeping: bool,
+        bodies_changed: bool,
         warm: &[WarmStart],
     ) {
         assert_eq!(
@@ -318,12 +331,22 @@ impl ContactSet {
             self.contacts.len(),
             "one warm start per contact"
         );
-        self.frozen.clear();
-        if any_sleeping {
-            let views = inputs.views;
+        let views = inputs.views;
+        if !any_sleeping {
+            self.frozen.clear();
+        } else if !self.frozen_current || bodies_changed {
+            self.frozen.clear();
             let contacts = self.contacts.iter().zip(&self.ends);
             let frozen = contacts.filter(|(c, _)| is_frozen(c, views));
             self.frozen.extend(frozen.map(|(c, ends)| (*c, *ends)));
+        } else {
+            let frozen = self.contacts.iter().filter(|c| is_frozen(c, views));
+            debug_assert!(
+                frozen
+                    .map(Contact::key)
+                    .eq(self.frozen.iter().map(|(c, _)| c.key())),
+                "the contacts kept aside are still those that cannot move"
+            );
         }
         refill(&mut self.contacts, pairs.len());
         refill(&mut self.ends, pairs.len());
@@ -381,6 +404,8 @@ impl ContactSet {
             self.to_wake.extend_from_slice(&result.wake);
             self.points += result.points;
         }
+        // Bodies woken after this step change which contacts are frozen.
+        self.frozen_current = any_sleeping && self.to_wake.is_empty();
     }
 }
 
@@ -967,5 +992,82 @@ mod tests {
             merged_steps += usize::from(sleeping && !world.contacts.frozen.is_empty());
         }
         assert!(merged_steps > 0, "no step merged sleeping contacts");
+    }
+
+    #[test]
+    fn contacts_kept_aside_are_searched_again_only_when_the_bodies_change() {
+        // A pile and a lone ball on a floor of its own fall asleep while a
+        // ball far off keeps falling, so steps go on, and their frozen
+        // contacts are then kept from step to step. Waking the lone ball by
+        // hand, and then a ball landing on the pile, which wakes it, each
+        // make them be searched for again while other bodies sleep.
+        // (Wherever they are kept, a debug build checks them against a
+        // fresh search.)
+        use crate::body::{BodyDef, Material};
+        let mut world = Scene::circle_pile(400).build_world().unwrap();
+        let disc = carom_shapes::Circle::new(glam::Vec2::ZERO, 0.25).unwrap();
+        let floor = world
+            .create_body(BodyDef::fixed().position(500.0, 0.0))
+            .unwrap();
+        let plank =
+            carom_shapes::Segment::new(glam::Vec2::new(-2.0, 0.0), glam::Vec2::new(2.0, 0.0))
+                .unwrap();
+        world.add_shape(floor, plank, Material::default()).unwrap();
+        let lone = world
+            .create_body(BodyDef::dynamic().position(500.0, 0.25))
+            .unwrap();
+        world.add_shape(lone, disc, Material::default()).unwrap();
+        // Every body but the box's walls and the floor.
+        let circles = world.body_count() - 2;
+        let far = world
+            .create_body(BodyDef::dynamic().position(1.0e4, 0.0))
+            .unwrap();
+        world.add_shape(far, disc, Material::default()).unwrap();
+        let sleep = |world: &mut crate::World| {
+            for _ in 0..3_000 {
+                if world.stats().sleeping_bodies == circles {
+                    break;
+                }
+                world.step();
+            }
+            assert_eq!(
+                world.stats().sleeping_bodies,
+                circles,
+                "the pile never slept"
+            );
+            let mut kept_steps = 0;
+            for _ in 0..10 {
+                kept_steps += usize::from(world.contacts.frozen_current);
+                world.step();
+            }
+            assert!(
+                kept_steps >= 9,
+                "frozen contacts kept in {kept_steps} of 10 steps"
+            );
+        };
+        sleep(&mut world);
+        world.wake_body(lone).unwrap();
+        for _ in 0..3 {
+            world.step();
+            assert_eq!(world.stats().sleeping_bodies, circles - 1);
+        }
+        sleep(&mut world);
+        let ball = world
+            .create_body(BodyDef::dynamic().position(0.0, 25.0))
+            .unwrap();
+        world.add_shape(ball, disc, Material::default()).unwrap();
+        let mut woke = false;
+        for _ in 0..600 {
+            world.step();
+            if world.stats().sleeping_bodies < circles {
+                woke = true;
+                assert!(!world.contacts.frozen_current);
+                break;
+            }
+        }
+        assert!(woke, "the ball never woke the pile");
+        for _ in 0..30 {
+            world.step();
+        }
     }
 }

@@ -514,7 +514,7 @@ impl World {
         let any_sleeping = self.islands.any_sleeping();
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
         let (settings, bodies) = (&self.settings, &self.bodies);
-        let mut make_contacts = || contacts.update(pairs, &inputs, any_sleeping, warm);
+        let mut make_contacts = || contacts.update(pairs, &inputs, any_sleeping, changed, warm);
         let load = || solver.load(settings, bodies, threading, changed);
         let (narrowphase, loaded) = if threading == Threading::Pool && !any_sleeping {
             // Nothing can wake, so the bodies are loaded into the solver
