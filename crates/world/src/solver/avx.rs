@@ -180,8 +180,17 @@ pub(crate) unsafe fn prepare_lanes<const N: usize>(
         };
         let [cax, cay, ima, iia] = load_quads(&a.map(mass_of), 0);
         let [cbx, cby, imb, iib] = load_quads(&b.map(mass_of), 0);
-        let [vax, vay, wa, _] = load_quads(&a.map(state_of), 0);
-        let [vbx, vby, wb, _] = load_quads(&b.map(state_of), 0);
+        // Velocities only where a lane can bounce (see
+        // `WideConstraint::prepare`, which reads them only then).
+        let bouncy = any_greater(Avx8(restitution), Avx8::splat(0.0));
+        let ([vax, vay, wa, _], [vbx, vby, wb, _]) = if bouncy {
+            (
+                load_quads(&a.map(state_of), 0),
+                load_quads(&b.map(state_of), 0),
+            )
+        } else {
+            ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4])
+        };
         let v2 = |x, y| V2 {
             x: Avx8(x),
             y: Avx8(y),

@@ -748,7 +748,12 @@ impl PrepareView<'_> {
             let ra = mp.point - a.center;
             let rb = mp.point - b.center;
             let warm = contact.impulses[k];
-            let vn = relative_velocity(&self.states[ia], &self.states[ib], ra, rb).dot(n);
+            // Only a point that can bounce keeps its normal velocity.
+            let vn = if contact.restitution > 0.0 {
+                relative_velocity(&self.states[ia], &self.states[ib], ra, rb).dot(n)
+            } else {
+                0.0
+            };
             c.points[k] = ConstraintPoint {
                 base_separation: mp.separation - (rb - ra).dot(n),
                 normal_impulse: warm.normal,

@@ -286,13 +286,16 @@ fn effective_mass<L: Lane>(pair: &PairL<L>, arm_a: L, arm_b: L) -> L {
     k.if_positive(L::splat(1.0) / k, L::splat(0.0))
 }
 
-impl<const N: usize, L: Lane> WideConstraint<N, L> {
+impl<const N: usize, L: WideLane> WideConstraint<N, L> {
     /// Prepares eight constraints at once: the anchors' lever arms (see
-    /// [`PointL`]), effective masses, warm-start impulses and start-of-step normal
-    /// velocities (see `contact` for the maths).
+    /// [`PointL`]), effective masses, warm-start impulses and, for the lanes
+    /// that can bounce, start-of-step normal velocities (see `contact` for
+    /// the maths). A batch with no such lane reads no velocity: only
+    /// restitution needs them, and it leaves that batch alone.
     #[inline(always)]
     pub fn prepare(input: &PrepareLanes<N, L>) -> (WideConstraint<N, L>, WideBounce<N, L>) {
         let zero = L::splat(0.0);
+        let bouncy = input.restitution.any_positive();
         let pair = input.pair;
         let n = pair.normal;
         let t = V2 { x: n.y, y: -n.x };
@@ -305,12 +308,14 @@ impl<const N: usize, L: Lane> WideConstraint<N, L> {
             let p = &input.points[k];
             let ra = p.position.sub(ca);
             let rb = p.position.sub(cb);
-            // (v_B + ω_B × r_B) − (v_A + ω_A × r_A), along n.
-            let relative = V2 {
-                x: (vb.x + wb * -rb.y) - (va.x + wa * -ra.y),
-                y: (vb.y + wb * rb.x) - (va.y + wa * ra.x),
-            };
-            approach_speed[k] = relative.dot(n);
+            if bouncy {
+                // (v_B + ω_B × r_B) − (v_A + ω_A × r_A), along n.
+                let relative = V2 {
+                    x: (vb.x + wb * -rb.y) - (va.x + wa * -ra.y),
+                    y: (vb.y + wb * rb.x) - (va.y + wa * ra.x),
+                };
+                approach_speed[k] = input.restitution.if_positive(relative.dot(n), zero);
+            }
             progress[k] = p.normal_impulse.if_positive(L::splat(APPROACH_FINAL), zero);
             let (arm_a_normal, arm_b_normal) = (ra.perp_dot(n), rb.perp_dot(n));
             let (arm_a_tangent, arm_b_tangent) = (ra.perp_dot(t), rb.perp_dot(t));
