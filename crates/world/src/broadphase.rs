@@ -1068,6 +1068,11 @@ fn search(
     find: impl Fn(usize, &mut ChunkBuffers) + Sync,
 ) -> usize {
     let Sharing { threading, helper } = sharing;
+    // A task of its own starts with an empty list of pairs.
+    let run = |task: usize, buffers: &mut ChunkBuffers| {
+        buffers.pairs.clear();
+        find(task, buffers);
+    };
     if threading == Threading::Calling {
         chunks.resize_with(chunks.len().max(1), Default::default);
         let buffers = &mut chunks[0];
@@ -1082,9 +1087,7 @@ fn search(
         let buffers = TaskBuffers(chunks.as_mut_ptr());
         board.share(tasks, &|task| {
             // SAFETY: each task runs once, so its buffers are its own.
-            let buffers = unsafe { &mut *buffers.at(task) };
-            buffers.pairs.clear();
-            find(task, buffers);
+            run(task, unsafe { &mut *buffers.at(task) });
         });
         return tasks;
     }
@@ -1092,10 +1095,7 @@ fn search(
         .par_iter_mut()
         .enumerate()
         .with_min_len(threading.min_len())
-        .for_each(|(task, buffers)| {
-            buffers.pairs.clear();
-            find(task, buffers);
-        });
+        .for_each(|(task, buffers)| run(task, buffers));
     tasks
 }
 
