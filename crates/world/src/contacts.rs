@@ -332,18 +332,17 @@ impl ContactSet {
             "one warm start per contact"
         );
         let views = inputs.views;
+        let contacts = self.contacts.iter().zip(&self.ends);
+        let frozen_now = contacts.filter(|(c, _)| is_frozen(c, views));
         if !any_sleeping {
             self.frozen.clear();
         } else if !self.frozen_current || bodies_changed {
             self.frozen.clear();
-            let contacts = self.contacts.iter().zip(&self.ends);
-            let frozen = contacts.filter(|(c, _)| is_frozen(c, views));
-            self.frozen.extend(frozen.map(|(c, ends)| (*c, *ends)));
+            self.frozen.extend(frozen_now.map(|(c, ends)| (*c, *ends)));
         } else {
-            let frozen = self.contacts.iter().filter(|c| is_frozen(c, views));
             debug_assert!(
-                frozen
-                    .map(Contact::key)
+                frozen_now
+                    .map(|(c, _)| c.key())
                     .eq(self.frozen.iter().map(|(c, _)| c.key())),
                 "the contacts kept aside are still those that cannot move"
             );
