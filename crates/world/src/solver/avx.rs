@@ -182,7 +182,7 @@ pub(crate) unsafe fn prepare_lanes<const N: usize>(
         let [cbx, cby, imb, iib] = load_quads(&b.map(mass_of), 0);
         // Velocities only where a lane can bounce (see
         // `WideConstraint::prepare`, which reads them only then).
-        let bouncy = any_greater(Avx8(restitution), Avx8::splat(0.0));
+        let bouncy = Avx8(restitution).any_positive();
         let ([vax, vay, wa, _], [vbx, vby, wb, _]) = if bouncy {
             (
                 load_quads(&a.map(state_of), 0),
