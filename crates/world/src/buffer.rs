@@ -133,31 +133,10 @@ impl SharedScratch {
         first: usize,
         second: usize,
     ) -> (&mut [MaybeUninit<A>], &mut [MaybeUninit<B>]) {
-        let (a, b, _) = self.lend_three::<A, B, u8>(first, second, 0);
-        (a, b)
-    }
-
-    /// Room for `first` items of `A`, `second` of `B` and `third` of `C`,
-    /// one after another.
-    #[allow(clippy::type_complexity)]
-    pub fn lend_three<A, B, C>(
-        &mut self,
-        first: usize,
-        second: usize,
-        third: usize,
-    ) -> (
-        &mut [MaybeUninit<A>],
-        &mut [MaybeUninit<B>],
-        &mut [MaybeUninit<C>],
-    ) {
-        let bytes = Room::bytes_for::<A>(first)
-            + Room::bytes_for::<B>(second)
-            + Room::bytes_for::<C>(third);
-        let mut room = self.room(bytes);
-        let sized = "the room was sized for all three";
+        let mut room = self.room(Room::bytes_for::<A>(first) + Room::bytes_for::<B>(second));
+        let sized = "the room was sized for both";
         let a = room.take(first).expect(sized);
-        let b = room.take(second).expect(sized);
-        (a, b, room.take(third).expect(sized))
+        (a, room.take(second).expect(sized))
     }
 }
 

@@ -13,7 +13,12 @@
 //! contacts in pair order, so a region's bodies sit close together in the
 //! body arrays. Each region is coloured on its own, and the regions are
 //! coloured in turn, two regions conflicting when they share a dynamic
-//! body. The solver runs a region's colours one after the other on one
+//! body. Colouring within a region needs nothing from the others, so the
+//! regions are coloured in [`PARTS`] parts that threads may share, each
+//! part noting the bodies each region meets first; the regions then take
+//! their colours in one pass over those notes, all that a region's colour
+//! depends on (a body met again within a region adds nothing). The solver
+//! runs a region's colours one after the other on one
 //! thread, while its bodies stay in that core's cache, and the regions of
 //! one region colour side by side. (Coloured as one, every colour of a
 //! large pile touches nearly every body, so each colour of each pass would
@@ -26,8 +31,11 @@
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::buffer::assume_written;
+use crate::threading::HelperBoard;
 
 /// Colours handed out, in a region and among regions, before overflowing.
 pub(crate) const MAX_COLORS: usize = 32;
@@ -60,12 +68,14 @@ pub(crate) struct Coloring {
     colors: usize,
     /// Per region: its colour among regions.
     region_colors: Vec<u8>,
-    /// The bit of each region's colour (none for an overflowed region, and
-    /// none for the region being coloured until it is), after a first entry
-    /// of none, so that [`BodyColors::region`] indexes it.
+    /// The bit of each region's colour (none for an overflowed region),
+    /// after a first entry of none, so that a [`BodyMark`]'s region indexes
+    /// it.
     region_bits: Vec<u32>,
     /// Per region: how many of its items took each sort key.
     key_counts: Vec<[u32; KEY_COUNT]>,
+    /// Per region: how many bodies it met first.
+    first_counts: Vec<u32>,
 }
 
 /// Run `k` of a list cut into runs whose ends are `ends` (as
@@ -77,35 +87,52 @@ pub(crate) fn run(ends: &[u32], k: usize) -> Range<usize> {
     begin..ends[k] as usize
 }
 
-/// What colouring keeps per body.
+/// The regions are coloured in this many parts, runs of regions each with
+/// a body table of its own, so that the parts can be coloured on different
+/// threads; the regions' own colours are then handed out in one pass over
+/// the bodies each region met first (see [`Coloring::build`]). The parts
+/// are fixed, whoever colours them, so the result is the same bits on any
+/// number of threads.
+pub(crate) const PARTS: usize = 2;
+
+/// What colouring keeps per body, in a table of each part and then, in the
+/// first part's table, for the regions: the last region that met the body (its index plus one, 0
+/// for none yet) and a set of colours. In a part's table those are the
+/// colours the body's constraints took in that region; in the regions'
+/// table, the colours of the regions before that one that met the body
+/// (that region's own colour is added when a later region meets the body,
+/// as it is known only once the region is coloured).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct BodyColors {
-    /// The last region whose constraints include the body, plus one (0 for
-    /// none yet).
+pub(crate) struct BodyMark {
     region: u32,
-    /// The colours the body's constraints took in that region.
-    local: u32,
-    /// The colours of the regions before that one that include the body.
-    /// That region's own colour is added when a later region meets the
-    /// body, as it is only known once the whole region is coloured.
-    regions: u32,
+    colors: u32,
 }
 
-impl BodyColors {
-    const NONE: BodyColors = BodyColors {
+impl BodyMark {
+    const NONE: BodyMark = BodyMark {
         region: 0,
-        local: 0,
-        regions: 0,
+        colors: 0,
     };
 }
 
 /// Memory lent to [`Coloring::build`], each slot to be overwritten: per
-/// body, its [`BodyColors`]; per item, its sort key (its colour times two,
-/// plus one for the second kind) and its place in the order.
+/// body, its [`BodyMark`] in each table (see [`ColoringSlots::marks_for`]);
+/// per item, its sort key (its colour times two, plus one for the second
+/// kind), room for the two bodies its region may have met first with it,
+/// and its place in the order.
 pub(crate) struct ColoringSlots<'a> {
-    pub bodies: &'a mut [MaybeUninit<BodyColors>],
+    pub marks: &'a mut [MaybeUninit<BodyMark>],
     pub keys: &'a mut [MaybeUninit<u8>],
+    pub firsts: &'a mut [MaybeUninit<u32>],
     pub order: &'a mut [MaybeUninit<u32>],
+}
+
+impl ColoringSlots<'_> {
+    /// Marks lent for `bodies` body indices: a table of `bodies + 1` for
+    /// each part (the one more entry stands for every fixed body).
+    pub fn marks_for(bodies: usize) -> usize {
+        PARTS * (bodies + 1)
+    }
 }
 
 /// What colouring reads of a constraint: its two body indices (`None` for
@@ -121,57 +148,138 @@ const KEYS: usize = 2 * (MAX_COLORS + 1);
 const NO_CONSTRAINT: u8 = KEYS as u8;
 const KEY_COUNT: usize = KEYS + 1;
 
+/// One part's share of the colouring: a run of regions, its body table and
+/// the slots of its items.
+struct Part<'s> {
+    /// Its first region.
+    first_region: usize,
+    marks: &'s mut [MaybeUninit<BodyMark>],
+    keys: &'s mut [MaybeUninit<u8>],
+    firsts: &'s mut [MaybeUninit<u32>],
+    /// Per region of the part: how many of its items took each key, and
+    /// how many bodies it met first.
+    key_counts: &'s mut [[u32; KEY_COUNT]],
+    first_counts: &'s mut [u32],
+}
+
 impl Coloring {
     /// Colours the constraints of `count` items, cut into regions of
     /// `region_len` items; `ends(i)` gives item `i`'s [`Ends`], or `None`
-    /// for an item that needs no constraint. The slots hold one body entry
-    /// per body (bounding the body indices) and one more, and one key and
-    /// one order entry per item. Returns the items' indices in the order
-    /// the solver runs them (see [`Coloring`]), those that need no
-    /// constraint last.
+    /// for an item that needs no constraint. The slots hold the marks of
+    /// [`ColoringSlots::marks_for`] the number of bodies (which bounds the
+    /// body indices), one key and one order entry per item and two firsts.
+    /// The parts are coloured with `helper`'s help when given. Returns the
+    /// items' indices in the order the solver runs them (see [`Coloring`]),
+    /// those that need no constraint last.
     pub fn build<'a>(
         &mut self,
         count: usize,
-        ends: impl Fn(usize) -> Option<Ends>,
+        ends: impl Fn(usize) -> Option<Ends> + Sync,
         region_len: usize,
         slots: ColoringSlots<'a>,
+        helper: Option<&HelperBoard>,
     ) -> &'a [u32] {
         assert!(
             slots.keys.len() == count && slots.order.len() == count,
             "one key and one order slot per item"
         );
+        assert_eq!(slots.firsts.len(), 2 * count, "two firsts per item");
+        let table = slots.marks.len() / PARTS;
+        assert!(
+            table > 0 && slots.marks.len() == PARTS * table,
+            "a table of marks per part"
+        );
         assert!(region_len > 0, "regions must hold items");
-        for slot in slots.bodies.iter_mut() {
-            slot.write(BodyColors::NONE);
+        let regions = count.div_ceil(region_len);
+        self.key_counts.clear();
+        self.key_counts.resize(regions, [0; KEY_COUNT]);
+        self.first_counts.clear();
+        self.first_counts.resize(regions, 0);
+        {
+            let part_regions = regions.div_ceil(PARTS).max(1);
+            let part_items = part_regions * region_len;
+            let mut parts: [Mutex<Option<Part>>; PARTS] = Default::default();
+            let mut made = 0;
+            let shares = slots
+                .marks
+                .chunks_mut(table)
+                .zip(slots.keys.chunks_mut(part_items))
+                .zip(slots.firsts.chunks_mut(2 * part_items))
+                .zip(self.key_counts.chunks_mut(part_regions))
+                .zip(self.first_counts.chunks_mut(part_regions));
+            for (k, ((((marks, keys), firsts), key_counts), first_counts)) in shares.enumerate() {
+                parts[k] = Mutex::new(Some(Part {
+                    first_region: k * part_regions,
+                    marks,
+                    keys,
+                    firsts,
+                    key_counts,
+                    first_counts,
+                }));
+                made += 1;
+            }
+            let colored = AtomicUsize::new(0);
+            let color_part = |k: usize| {
+                let part = parts[k].lock().map_or(None, |mut p| p.take());
+                if let Some(part) = part {
+                    color_regions(part, &ends, region_len);
+                    colored.fetch_add(1, Ordering::Release);
+                }
+            };
+            match helper {
+                Some(board) => board.share(PARTS, &color_part),
+                None => (0..PARTS).for_each(color_part),
+            }
+            // A part that panicked on the helper wrote only some of its
+            // slots; its panic reaches the caller once this thread is done.
+            assert_eq!(
+                colored.load(Ordering::Acquire),
+                made,
+                "a part of the colouring failed on another thread"
+            );
+        }
+        // SAFETY: each part wrote one key per item of its regions, and the
+        // parts' regions cover every item.
+        let keys = unsafe { assume_written(slots.keys) };
+        // The parts are done with their tables: the first takes the
+        // regions' marks.
+        let region_marks = &mut slots.marks[..table];
+        self.color_regions_among_themselves(region_marks, slots.firsts, region_len);
+        self.group(keys, region_len, slots.order)
+    }
+
+    /// Hands out the regions' colours, region by region: a region cannot
+    /// take the colour of any earlier region that met one of its bodies,
+    /// and it is enough to look at the bodies it met first (those its
+    /// parts noted in `firsts`, region `r`'s from `2 · r · region_len`).
+    fn color_regions_among_themselves(
+        &mut self,
+        marks: &mut [MaybeUninit<BodyMark>],
+        firsts: &mut [MaybeUninit<u32>],
+        region_len: usize,
+    ) {
+        for slot in marks.iter_mut() {
+            slot.write(BodyMark::NONE);
         }
         // SAFETY: every slot was written just above.
-        let bodies = unsafe { assume_written(slots.bodies) };
+        let marks = unsafe { assume_written(marks) };
         self.colors = 0;
         self.region_colors.clear();
         self.region_bits.clear();
         self.region_bits.push(0);
-        self.key_counts.clear();
-        let fixed = bodies.len() - 1;
-        for (region, begin) in (0..count).step_by(region_len).enumerate() {
-            let mut counts = [0u32; KEY_COUNT];
+        let regions = self.key_counts.iter().zip(&self.first_counts);
+        for (region, (counts, &met)) in regions.enumerate() {
+            let start = 2 * region * region_len;
+            // SAFETY: the region's part wrote its first `met` firsts.
+            let met = unsafe { assume_written(&mut firsts[start..start + met as usize]) };
             let mut taken = 0;
-            let tag = region as u32 + 1;
-            self.region_bits.push(0);
-            // The entry of fixed ends is always in the current region, so
-            // it never brings an earlier region's colour with it.
-            bodies[fixed] = BodyColors {
-                region: tag,
-                ..BodyColors::NONE
-            };
-            for i in begin..(begin + region_len).min(count) {
-                let key = self.color_item(ends(i), tag, bodies, &mut taken);
-                slots.keys[i].write(key);
-                counts[key as usize] += 1;
+            for &mut b in met {
+                let mark = &mut marks[b as usize];
+                // The last region that met the body is coloured by now.
+                mark.colors |= self.region_bits[mark.region as usize];
+                taken |= mark.colors;
+                mark.region = region as u32 + 1;
             }
-            let used = (0..MAX_COLORS)
-                .rev()
-                .find(|&c| counts[2 * c] + counts[2 * c + 1] > 0);
-            self.colors = self.colors.max(used.map_or(0, |c| c + 1));
             let free = (!taken).trailing_zeros() as usize;
             let (color, bit) = if free < MAX_COLORS {
                 (free as u8, 1 << free)
@@ -179,62 +287,12 @@ impl Coloring {
                 (OVERFLOW, 0)
             };
             self.region_colors.push(color);
-            self.region_bits[tag as usize] = bit;
-            self.key_counts.push(counts);
+            self.region_bits.push(bit);
+            let used = (0..MAX_COLORS)
+                .rev()
+                .find(|&c| counts[2 * c] + counts[2 * c + 1] > 0);
+            self.colors = self.colors.max(used.map_or(0, |c| c + 1));
         }
-        // SAFETY: the loop wrote one key per item, and there are as many
-        // slots as items.
-        let keys = unsafe { assume_written(slots.keys) };
-        self.group(keys, region_len, slots.order)
-    }
-
-    /// The sort key of one item of region `tag` (its index plus one; see
-    /// [`ColoringSlots`]): the lowest colour neither of its bodies took in
-    /// the region. Adds the colours of the earlier regions its bodies are
-    /// in to `taken`. A fixed end (`None`) reads and writes the last body
-    /// entry, kept empty, so there is no branch on which ends are fixed: a
-    /// pile's contacts with the walls come in no pattern.
-    #[inline]
-    fn color_item(
-        &self,
-        item: Option<Ends>,
-        tag: u32,
-        bodies: &mut [BodyColors],
-        taken: &mut u32,
-    ) -> u8 {
-        let Some((ends, second)) = item else {
-            return NO_CONSTRAINT;
-        };
-        let fixed = bodies.len() - 1;
-        let ends = ends.map(|end| end.map_or(fixed, |b| b as usize));
-        let mut mask = 0;
-        for &b in &ends {
-            let body = &mut bodies[b];
-            if body.region != tag {
-                // First met in this region: the last region it was in is
-                // coloured by now, and the region cannot take the colour
-                // of any region the body was in.
-                body.regions |= self.region_bits[body.region as usize];
-                *taken |= body.regions;
-                body.local = 0;
-                body.region = tag;
-            }
-            mask |= body.local;
-        }
-        let free = (!mask).trailing_zeros() as usize;
-        let color = if free < MAX_COLORS {
-            for &b in &ends {
-                bodies[b].local |= 1 << free;
-            }
-            free as u8
-        } else {
-            OVERFLOW
-        };
-        bodies[fixed] = BodyColors {
-            region: tag,
-            ..BodyColors::NONE
-        };
-        2 * color + u8::from(second)
     }
 
     /// Counting sort of item indices into the order the solver runs them:
@@ -302,10 +360,89 @@ impl Coloring {
     }
 }
 
+/// Colours the items of `part`'s regions within each region, as
+/// [`Coloring::build`] says; `ends` gives the [`Ends`] of every item.
+fn color_regions(part: Part, ends: &impl Fn(usize) -> Option<Ends>, region_len: usize) {
+    for slot in part.marks.iter_mut() {
+        slot.write(BodyMark::NONE);
+    }
+    // SAFETY: every slot was written just above.
+    let marks = unsafe { assume_written(part.marks) };
+    let fixed = marks.len() - 1;
+    let first_item = part.first_region * region_len;
+    let regions = part.key_counts.iter_mut().zip(part.first_counts);
+    for (k, (counts, first_count)) in regions.enumerate() {
+        let tag = (part.first_region + k) as u32 + 1;
+        // The entry of fixed ends is always in the current region, so it
+        // is never met first.
+        marks[fixed] = BodyMark {
+            region: tag,
+            colors: 0,
+        };
+        let items = k * region_len..((k + 1) * region_len).min(part.keys.len());
+        let firsts = &mut part.firsts[2 * items.start..2 * items.end];
+        let mut met = 0;
+        for i in items {
+            let key = color_item(ends(first_item + i), tag, marks, firsts, &mut met);
+            part.keys[i].write(key);
+            counts[key as usize] += 1;
+        }
+        *first_count = met as u32;
+    }
+}
+
+/// The sort key of one item of region `tag` (its index plus one): the
+/// lowest colour neither of its bodies took in the region. A body the
+/// region meets first is written to `firsts` at `met`. A fixed end
+/// (`None`) reads and writes the last entry of `marks`, kept empty, so
+/// there is no branch on which ends are fixed: a pile's contacts with the
+/// walls come in no pattern.
+#[inline]
+fn color_item(
+    item: Option<Ends>,
+    tag: u32,
+    marks: &mut [BodyMark],
+    firsts: &mut [MaybeUninit<u32>],
+    met: &mut usize,
+) -> u8 {
+    let Some((ends, second)) = item else {
+        return NO_CONSTRAINT;
+    };
+    let fixed = marks.len() - 1;
+    let ends = ends.map(|end| end.map_or(fixed, |b| b as usize));
+    let mut mask = 0;
+    for &b in &ends {
+        let mark = &mut marks[b];
+        if mark.region != tag {
+            firsts[*met].write(b as u32);
+            *met += 1;
+            *mark = BodyMark {
+                region: tag,
+                colors: 0,
+            };
+        }
+        mask |= mark.colors;
+    }
+    let free = (!mask).trailing_zeros() as usize;
+    let color = if free < MAX_COLORS {
+        for &b in &ends {
+            marks[b].colors |= 1 << free;
+        }
+        free as u8
+    } else {
+        OVERFLOW
+    };
+    marks[fixed] = BodyMark {
+        region: tag,
+        colors: 0,
+    };
+    2 * color + u8::from(second)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::buffer::SharedScratch;
+    use crate::buffer::{Room, SharedScratch};
 
     /// Colours `items` among `bodies` bodies as one region; returns the
     /// order.
@@ -321,16 +458,34 @@ mod tests {
         items: &[Option<Ends>],
         region_len: usize,
     ) -> Vec<u32> {
+        color_with(coloring, bodies, items, region_len, None)
+    }
+
+    /// [`color_in_regions`], the parts shared with a helper on `board`
+    /// when given.
+    fn color_with(
+        coloring: &mut Coloring,
+        bodies: usize,
+        items: &[Option<Ends>],
+        region_len: usize,
+        board: Option<&HelperBoard>,
+    ) -> Vec<u32> {
         let mut scratch = SharedScratch::default();
-        let (bodies, keys, order) = scratch.lend_three(bodies + 1, items.len(), items.len());
+        let (marks, count) = (ColoringSlots::marks_for(bodies), items.len());
+        let mut room = scratch.room(
+            Room::bytes_for::<BodyMark>(marks)
+                + Room::bytes_for::<u8>(count)
+                + 3 * Room::bytes_for::<u32>(count),
+        );
         let slots = ColoringSlots {
-            bodies,
-            keys,
-            order,
+            marks: room.take(marks).unwrap(),
+            keys: room.take(count).unwrap(),
+            firsts: room.take(2 * count).unwrap(),
+            order: room.take(count).unwrap(),
         };
         let ends = |i: usize| items[i];
         coloring
-            .build(items.len(), ends, region_len, slots)
+            .build(count, ends, region_len, slots, board)
             .to_vec()
     }
 
@@ -441,6 +596,21 @@ mod tests {
                 .collect();
             let mut coloring = Coloring::default();
             let order = color_in_regions(&mut coloring, 40, &items, region_len);
+            // With a helper colouring parts, the same colouring.
+            let mut shared = Coloring::default();
+            let board = HelperBoard::default();
+            let shared_order = std::thread::scope(|scope| {
+                let close = board.closer();
+                scope.spawn(|| board.help());
+                let order = color_with(&mut shared, 40, &items, region_len, Some(&board));
+                drop(close);
+                order
+            });
+            proptest::prop_assert_eq!(&shared_order, &order);
+            proptest::prop_assert_eq!(&shared.ranges, &coloring.ranges);
+            proptest::prop_assert_eq!(&shared.region_ends, &coloring.region_ends);
+            proptest::prop_assert_eq!(&shared.region_color_ends, &coloring.region_color_ends);
+            proptest::prop_assert_eq!(&shared.regions_by_place, &coloring.regions_by_place);
             let mut sorted = order.clone();
             sorted.sort_unstable();
             proptest::prop_assert!(sorted.iter().copied().eq(0..items.len() as u32));

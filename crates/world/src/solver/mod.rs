@@ -37,9 +37,9 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{resize_to_overwrite, Room, SharedScratch};
 use crate::contacts::{Contact, ContactEnds, ContactSet};
-use crate::graph::{self, Coloring, ColoringSlots};
+use crate::graph::{self, BodyMark, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
-use crate::threading::Threading;
+use crate::threading::{HelperBoard, Threading};
 #[cfg(test)]
 use contact::{relative_velocity, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
@@ -183,8 +183,20 @@ impl Solver {
         let h = substep(settings);
         // The colouring's lists are needed only until the constraints are
         // grouped; the batches then take the same memory.
-        let order = self.color(contacts, scratch);
-        self.split_by_points(order);
+        if threading == Threading::Pool && contacts.len() >= MIN_REGIONED_CONTACTS {
+            // Another thread colours a part of the regions, and then waits
+            // on the board until the stages begin, awake to join them.
+            let board = HelperBoard::default();
+            let lead = || {
+                let _close = board.closer();
+                let order = self.color(contacts, scratch, Some(&board));
+                self.split_by_points(order);
+            };
+            rayon::join(lead, || board.help());
+        } else {
+            let order = self.color(contacts, scratch, None);
+            self.split_by_points(order);
+        }
         // Stiffness is capped at a quarter of the substep rate for stability;
         // contacts with an immovable body get twice the frequency, since only
         // one body moves to resolve them.
@@ -320,13 +332,31 @@ impl Solver {
     /// bodies need no constraint), in regions once there are enough of
     /// them; returns the contacts' indices in the order the solver runs
     /// them (see [`Coloring`]), in memory lent by `scratch`.
-    fn color<'s>(&mut self, contacts: &ContactSet, scratch: &'s mut SharedScratch) -> &'s [u32] {
+    fn color<'s>(
+        &mut self,
+        contacts: &ContactSet,
+        scratch: &'s mut SharedScratch,
+        helper: Option<&HelperBoard>,
+    ) -> &'s [u32] {
         let dynamic = &self.dynamic;
         let contacts = contacts.ends();
-        // One body entry per state: the null body's, last, is the one more
-        // that colouring asks for.
-        let (bodies, keys, order) =
-            scratch.lend_three(dynamic.len(), contacts.len(), contacts.len());
+        let count = contacts.len();
+        // One body entry per state: the null body's, last, stands for the
+        // fixed bodies.
+        let marks = ColoringSlots::marks_for(dynamic.len() - 1);
+        let mut room = scratch.room(
+            Room::bytes_for::<BodyMark>(marks)
+                + Room::bytes_for::<u8>(count)
+                + Room::bytes_for::<u32>(2 * count)
+                + Room::bytes_for::<u32>(count),
+        );
+        let sized = "the room was sized for the colouring";
+        let slots = ColoringSlots {
+            marks: room.take(marks).expect(sized),
+            keys: room.take(count).expect(sized),
+            firsts: room.take(2 * count).expect(sized),
+            order: room.take(count).expect(sized),
+        };
         let ends = |i: usize| {
             let c = contacts[i];
             let [a, b] = c.bodies();
@@ -334,17 +364,12 @@ impl Solver {
             let moves = dynamic[a as usize] || dynamic[b as usize];
             moves.then(|| ([end(a), end(b)], c.has_two_points()))
         };
-        let region_len = if contacts.len() < MIN_REGIONED_CONTACTS {
-            contacts.len().max(1)
+        let region_len = if count < MIN_REGIONED_CONTACTS {
+            count.max(1)
         } else {
             REGION_CONTACTS
         };
-        let slots = ColoringSlots {
-            bodies,
-            keys,
-            order,
-        };
-        self.coloring.build(contacts.len(), ends, region_len, slots)
+        self.coloring.build(count, ends, region_len, slots, helper)
     }
 
     /// Lists the constraints of each point count by group (a colour of a
@@ -865,7 +890,7 @@ mod tests {
         let mut solver = Solver::default();
         let _loaded = solver.load(&settings, &world.bodies, Threading::Pool, true);
         let mut scratch = SharedScratch::default();
-        let order = solver.color(&world.contacts, &mut scratch);
+        let order = solver.color(&world.contacts, &mut scratch, None);
         solver.split_by_points(order);
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
