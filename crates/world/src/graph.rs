@@ -34,7 +34,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::buffer::assume_written;
+use crate::buffer::{assume_written, resize_to_overwrite};
 use crate::threading::HelperBoard;
 
 /// Colours handed out, in a region and among regions, before overflowing.
@@ -43,19 +43,16 @@ pub(crate) const MAX_COLORS: usize = 32;
 /// The colouring of one step, in the order the solver runs it: region
 /// colours in turn; within one, its regions (independent of each other);
 /// within a region, its colours in turn and then its overflow set. The
-/// constraints themselves are listed in that order, each colour's of the
-/// first kind before those of the second, in memory lent to
-/// [`Coloring::build`], since the list is needed only until the
-/// constraints are batched.
+/// constraints themselves are listed in that order, in a list for each
+/// kind that [`Coloring::build`] fills.
 #[derive(Debug, Default)]
 pub(crate) struct Coloring {
-    /// Per group (a colour of a region): `order[r[0]..r[1]]` and
-    /// `order[r[1]..r[2]]` are its constraints of the first and second kind,
-    /// where `r` is the group's entry and `order` is what `build` returned.
-    /// Each region's last group is its overflow set.
-    pub ranges: Vec<[u32; 3]>,
+    /// Per group (a colour of a region), in the order they are run: the end
+    /// of its constraints in the list of each kind (each begins where the
+    /// group before ends). Each region's last group is its overflow set.
+    pub group_ends: Vec<[u32; 2]>,
     /// Per region, in the order they are run: the end of its groups in
-    /// `ranges`.
+    /// `group_ends`.
     pub region_ends: Vec<u32>,
     /// Per region colour: the end of its regions in `region_ends`. The last
     /// holds the regions that overflowed, which may share bodies.
@@ -76,6 +73,9 @@ pub(crate) struct Coloring {
     key_counts: Vec<[u32; KEY_COUNT]>,
     /// Per region: how many bodies it met first.
     first_counts: Vec<u32>,
+    /// Per region: where the items of each sort key begin in their kind's
+    /// list.
+    key_starts: Vec<[u32; KEY_COUNT]>,
 }
 
 /// Run `k` of a list cut into runs whose ends are `ends` (as
@@ -118,13 +118,12 @@ impl BodyMark {
 /// Memory lent to [`Coloring::build`], each slot to be overwritten: per
 /// body, its [`BodyMark`] in each table (see [`ColoringSlots::marks_for`]);
 /// per item, its sort key (its colour times two, plus one for the second
-/// kind), room for the two bodies its region may have met first with it,
-/// and its place in the order.
+/// kind) and room for the two bodies its region may have met first with
+/// it.
 pub(crate) struct ColoringSlots<'a> {
     pub marks: &'a mut [MaybeUninit<BodyMark>],
     pub keys: &'a mut [MaybeUninit<u8>],
     pub firsts: &'a mut [MaybeUninit<u32>],
-    pub order: &'a mut [MaybeUninit<u32>],
 }
 
 impl ColoringSlots<'_> {
@@ -167,22 +166,21 @@ impl Coloring {
     /// `region_len` items; `ends(i)` gives item `i`'s [`Ends`], or `None`
     /// for an item that needs no constraint. The slots hold the marks of
     /// [`ColoringSlots::marks_for`] the number of bodies (which bounds the
-    /// body indices), one key and one order entry per item and two firsts.
-    /// The parts are coloured with `helper`'s help when given. Returns the
-    /// items' indices in the order the solver runs them (see [`Coloring`]),
-    /// those that need no constraint last.
-    pub fn build<'a>(
+    /// body indices), one key per item and two firsts. The parts are
+    /// coloured, and their items listed, with `helper`'s help when given.
+    /// Fills `lists` with the indices of the items of each kind in the
+    /// order the solver runs them (see [`Coloring`]); the items that need
+    /// no constraint are in neither.
+    pub fn build(
         &mut self,
         count: usize,
         ends: impl Fn(usize) -> Option<Ends> + Sync,
         region_len: usize,
-        slots: ColoringSlots<'a>,
+        slots: ColoringSlots,
+        lists: [&mut Vec<u32>; 2],
         helper: Option<&HelperBoard>,
-    ) -> &'a [u32] {
-        assert!(
-            slots.keys.len() == count && slots.order.len() == count,
-            "one key and one order slot per item"
-        );
+    ) {
+        assert_eq!(slots.keys.len(), count, "one key per item");
         assert_eq!(slots.firsts.len(), 2 * count, "two firsts per item");
         let table = slots.marks.len() / PARTS;
         assert!(
@@ -245,7 +243,55 @@ impl Coloring {
         // regions' marks.
         let region_marks = &mut slots.marks[..table];
         self.color_regions_among_themselves(region_marks, slots.firsts, region_len);
-        self.group(keys, region_len, slots.order)
+        let lengths = self.group();
+        // Each part lists the items of its regions where they go (whoever
+        // colours a part is likely to list it too, so its keys stay in
+        // that thread's cache).
+        let [first, second] = lists;
+        resize_to_overwrite(first, lengths[0] as usize, 0);
+        resize_to_overwrite(second, lengths[1] as usize, 0);
+        let targets = ListTargets([first.as_mut_ptr(), second.as_mut_ptr()]);
+        let part_regions = self.key_counts.len().div_ceil(PARTS).max(1);
+        let list_part = |k: usize| {
+            let regions = k * part_regions..((k + 1) * part_regions).min(self.key_counts.len());
+            for region in regions {
+                // SAFETY: every item goes to a slot of its own (the key
+                // starts give each region and key a run of its own and the
+                // counts size them), within the lists' lengths.
+                unsafe { self.list_region(region, keys, region_len, &targets) };
+            }
+        };
+        match helper {
+            Some(board) => board.share(PARTS, &list_part),
+            None => (0..PARTS).for_each(list_part),
+        }
+    }
+
+    /// Writes the items of region `region` into the lists (`targets`), each
+    /// at its key's next slot.
+    ///
+    /// # Safety
+    /// No other thread may be listing the same region, and the lists must
+    /// be as long as [`Coloring::group`] said.
+    unsafe fn list_region(
+        &self,
+        region: usize,
+        keys: &[u8],
+        region_len: usize,
+        targets: &ListTargets,
+    ) {
+        let mut next = self.key_starts[region];
+        let first = region * region_len;
+        let items = first..(first + region_len).min(keys.len());
+        for (i, &key) in items.clone().zip(&keys[items]) {
+            if key == NO_CONSTRAINT {
+                continue;
+            }
+            let at = &mut next[key as usize];
+            // SAFETY: the caller's guarantee.
+            unsafe { *targets.0[usize::from(key & 1)].add(*at as usize) = i as u32 };
+            *at += 1;
+        }
     }
 
     /// Hands out the regions' colours, region by region: a region cannot
@@ -295,53 +341,39 @@ impl Coloring {
         }
     }
 
-    /// Counting sort of item indices into the order the solver runs them:
-    /// regions by region colour, and within each region by colour and kind
-    /// (no branch on the kind, which is close to random); the items
-    /// without a constraint last. Empty colours are dropped, but every
-    /// region keeps its overflow set and the regions' overflow colour is
-    /// always last.
-    fn group<'a>(
-        &mut self,
-        keys: &[u8],
-        region_len: usize,
-        order: &'a mut [MaybeUninit<u32>],
-    ) -> &'a [u32] {
-        self.ranges.clear();
+    /// Lists the groups (with where each key's items begin in its kind's
+    /// list) and the regions in the order the solver runs them: regions by
+    /// region colour, and within each region by colour and kind. Empty
+    /// colours are dropped, but every region keeps its overflow set and the
+    /// regions' overflow colour is always last. Returns the lists' lengths.
+    fn group(&mut self) -> [u32; 2] {
+        self.group_ends.clear();
         self.region_ends.clear();
         self.region_color_ends.clear();
         self.regions_by_place.clear();
         self.regions_by_place.resize(self.key_counts.len(), 0);
-        let unconstrained: u32 = self.key_counts.iter().map(|c| c[KEYS]).sum();
-        let mut next = 0u32;
-        let mut last = keys.len() as u32 - unconstrained;
+        self.key_starts.clear();
+        self.key_starts
+            .resize(self.key_counts.len(), [0; KEY_COUNT]);
+        let mut next = [0u32; 2];
         for region_color in 0..=OVERFLOW {
             for (region, counts) in self.key_counts.iter().enumerate() {
                 if self.region_colors[region] != region_color {
                     continue;
                 }
-                let mut cursor = [0u32; KEY_COUNT];
+                let starts = &mut self.key_starts[region];
                 for c in 0..=MAX_COLORS {
                     let begin = next;
-                    cursor[2 * c] = next;
-                    next += counts[2 * c];
-                    let split = next;
-                    cursor[2 * c + 1] = next;
-                    next += counts[2 * c + 1];
-                    if begin < next || c == MAX_COLORS {
-                        self.ranges.push([begin, split, next]);
+                    for kind in 0..2 {
+                        starts[2 * c + kind] = next[kind];
+                        next[kind] += counts[2 * c + kind];
+                    }
+                    if begin != next || c == MAX_COLORS {
+                        self.group_ends.push(next);
                     }
                 }
-                cursor[KEYS] = last;
-                last += counts[KEYS];
-                let first = region * region_len;
-                let items = first..(first + region_len).min(keys.len());
-                for (i, &k) in items.clone().zip(&keys[items]) {
-                    order[cursor[k as usize] as usize].write(i as u32);
-                    cursor[k as usize] += 1;
-                }
                 self.regions_by_place[region] = self.region_ends.len() as u32;
-                self.region_ends.push(self.ranges.len() as u32);
+                self.region_ends.push(self.group_ends.len() as u32);
             }
             let regions = self.region_ends.len() as u32;
             let previous = self.region_color_ends.last().copied().unwrap_or(0);
@@ -349,9 +381,7 @@ impl Coloring {
                 self.region_color_ends.push(regions);
             }
         }
-        // SAFETY: the counts give each item its own slot, and there are as
-        // many slots as items, so every slot was written.
-        unsafe { assume_written(order) }
+        next
     }
 
     /// The most colours any region used, overflow excluded.
@@ -359,6 +389,14 @@ impl Coloring {
         self.colors
     }
 }
+
+/// The lists of [`Coloring::build`], written by whichever thread lists a
+/// region.
+struct ListTargets([*mut u32; 2]);
+
+// SAFETY: each slot is written by the one thread listing the item that
+// goes there (see `Coloring::list_region`).
+unsafe impl Sync for ListTargets {}
 
 /// Colours the items of `part`'s regions within each region, as
 /// [`Coloring::build`] says; `ends` gives the [`Ends`] of every item.
@@ -444,20 +482,21 @@ mod tests {
     use super::*;
     use crate::buffer::{Room, SharedScratch};
 
-    /// Colours `items` among `bodies` bodies as one region; returns the
-    /// order.
-    fn color(coloring: &mut Coloring, bodies: usize, items: &[Option<Ends>]) -> Vec<u32> {
+    /// The lists `build` fills: items of the first kind, then the second.
+    type Lists = [Vec<u32>; 2];
+
+    /// Colours `items` among `bodies` bodies as one region.
+    fn color(coloring: &mut Coloring, bodies: usize, items: &[Option<Ends>]) -> Lists {
         color_in_regions(coloring, bodies, items, items.len().max(1))
     }
 
-    /// Colours `items` among `bodies` bodies in regions of `region_len`;
-    /// returns the order.
+    /// Colours `items` among `bodies` bodies in regions of `region_len`.
     fn color_in_regions(
         coloring: &mut Coloring,
         bodies: usize,
         items: &[Option<Ends>],
         region_len: usize,
-    ) -> Vec<u32> {
+    ) -> Lists {
         color_with(coloring, bodies, items, region_len, None)
     }
 
@@ -469,24 +508,47 @@ mod tests {
         items: &[Option<Ends>],
         region_len: usize,
         board: Option<&HelperBoard>,
-    ) -> Vec<u32> {
+    ) -> Lists {
         let mut scratch = SharedScratch::default();
         let (marks, count) = (ColoringSlots::marks_for(bodies), items.len());
         let mut room = scratch.room(
             Room::bytes_for::<BodyMark>(marks)
                 + Room::bytes_for::<u8>(count)
-                + 3 * Room::bytes_for::<u32>(count),
+                + Room::bytes_for::<u32>(2 * count),
         );
         let slots = ColoringSlots {
             marks: room.take(marks).unwrap(),
             keys: room.take(count).unwrap(),
             firsts: room.take(2 * count).unwrap(),
-            order: room.take(count).unwrap(),
         };
+        // Lists that held something before, to be overwritten.
+        let mut lists = [vec![7; 3], vec![7; 500]];
+        let [first, second] = &mut lists;
         let ends = |i: usize| items[i];
-        coloring
-            .build(count, ends, region_len, slots, board)
-            .to_vec()
+        coloring.build(count, ends, region_len, slots, [first, second], board);
+        lists
+    }
+
+    /// The items of each group in run order: the first kind's, then the
+    /// second's.
+    fn groups(coloring: &Coloring, lists: &Lists) -> Vec<Vec<u32>> {
+        let mut begin = [0usize; 2];
+        let mut groups = Vec::new();
+        for &ends in &coloring.group_ends {
+            let mut group = Vec::new();
+            for kind in 0..2 {
+                let end = ends[kind] as usize;
+                group.extend_from_slice(&lists[kind][begin[kind]..end]);
+                begin[kind] = end;
+            }
+            groups.push(group);
+        }
+        assert_eq!(
+            begin,
+            [lists[0].len(), lists[1].len()],
+            "the groups end the lists"
+        );
+        groups
     }
 
     #[test]
@@ -498,11 +560,11 @@ mod tests {
             .collect();
         let items: Vec<_> = edges.iter().map(|&e| Some((e, false))).collect();
         let mut coloring = Coloring::default();
-        let order = color(&mut coloring, 5, &items);
-        assert_eq!(order.len(), edges.len());
-        for &[begin, _, end] in &coloring.ranges[..coloring.color_count()] {
+        let lists = color(&mut coloring, 5, &items);
+        assert_eq!(lists[0].len(), edges.len());
+        for group in &groups(&coloring, &lists)[..coloring.color_count()] {
             let mut seen = [false; 5];
-            for &k in &order[begin as usize..end as usize] {
+            for &k in group {
                 for b in edges[k as usize].iter().flatten() {
                     assert!(!seen[*b as usize], "body {b} twice in one colour");
                     seen[*b as usize] = true;
@@ -514,20 +576,20 @@ mod tests {
     }
 
     #[test]
-    fn within_a_colour_the_first_kind_comes_first_in_order() {
+    fn each_kind_is_listed_on_its_own_in_item_order() {
         // Four separate pairs: one colour; kinds alternate.
         let items: Vec<_> = (0..4)
             .map(|i| Some(([Some(2 * i), Some(2 * i + 1)], i % 2 == 1)))
             .collect();
         let mut coloring = Coloring::default();
-        let order = color(&mut coloring, 8, &items);
+        let lists = color(&mut coloring, 8, &items);
         assert_eq!(coloring.color_count(), 1);
-        assert_eq!(coloring.ranges[0], [0, 2, 4]);
-        assert_eq!(order, vec![0, 2, 1, 3]);
+        assert_eq!(coloring.group_ends[0], [2, 2]);
+        assert_eq!(lists, [vec![0, 2], vec![1, 3]]);
     }
 
     #[test]
-    fn items_without_a_constraint_take_no_colour_and_come_last() {
+    fn items_without_a_constraint_take_no_colour_and_are_not_listed() {
         // Items 1 and 3 need no constraint; 0 and 2 share body 0.
         let items = [
             Some(([Some(0), None], false)),
@@ -536,21 +598,21 @@ mod tests {
             None,
         ];
         let mut coloring = Coloring::default();
-        let order = color(&mut coloring, 2, &items);
+        let lists = color(&mut coloring, 2, &items);
         assert_eq!(coloring.color_count(), 2);
-        assert_eq!(coloring.ranges[..2], [[0, 1, 1], [1, 2, 2]]);
-        assert_eq!(*coloring.ranges.last().unwrap(), [2, 2, 2]);
-        assert_eq!(order, vec![0, 2, 1, 3]);
+        assert_eq!(coloring.group_ends[..2], [[1, 0], [2, 0]]);
+        assert_eq!(*coloring.group_ends.last().unwrap(), [2, 0]);
+        assert_eq!(lists, [vec![0, 2], vec![]]);
     }
 
     #[test]
     fn a_body_with_too_many_constraints_overflows() {
         let items: Vec<_> = (0..40).map(|_| Some(([Some(0), None], false))).collect();
         let mut coloring = Coloring::default();
-        color(&mut coloring, 1, &items);
-        let [begin, _, end] = *coloring.ranges.last().unwrap();
+        let lists = color(&mut coloring, 1, &items);
         assert_eq!(coloring.color_count(), MAX_COLORS);
-        assert_eq!((end - begin) as usize, 40 - MAX_COLORS);
+        let overflow = groups(&coloring, &lists).pop().unwrap();
+        assert_eq!(overflow.len(), 40 - MAX_COLORS);
     }
 
     #[test]
@@ -567,13 +629,12 @@ mod tests {
         assert_eq!(coloring.region_color_ends, vec![2, 2]);
     }
 
-    /// The dynamic bodies of the constraints `order[begin..end]`.
+    /// The dynamic bodies of the constraints of `group`.
     fn bodies_of<'a>(
-        order: &'a [u32],
+        group: &'a [u32],
         items: &'a [Option<Ends>],
-        [begin, _, end]: [u32; 3],
     ) -> impl Iterator<Item = u32> + 'a {
-        order[begin as usize..end as usize]
+        group
             .iter()
             .flat_map(move |&k| items[k as usize].map_or([None, None], |(b, _)| b))
             .flatten()
@@ -595,53 +656,53 @@ mod tests {
                 })
                 .collect();
             let mut coloring = Coloring::default();
-            let order = color_in_regions(&mut coloring, 40, &items, region_len);
-            // With a helper colouring parts, the same colouring.
+            let lists = color_in_regions(&mut coloring, 40, &items, region_len);
+            // With a helper colouring and listing parts, the same colouring.
             let mut shared = Coloring::default();
             let board = HelperBoard::default();
-            let shared_order = std::thread::scope(|scope| {
+            let shared_lists = std::thread::scope(|scope| {
                 let close = board.closer();
                 scope.spawn(|| board.help());
-                let order = color_with(&mut shared, 40, &items, region_len, Some(&board));
+                let lists = color_with(&mut shared, 40, &items, region_len, Some(&board));
                 drop(close);
-                order
+                lists
             });
-            proptest::prop_assert_eq!(&shared_order, &order);
-            proptest::prop_assert_eq!(&shared.ranges, &coloring.ranges);
+            proptest::prop_assert_eq!(&shared_lists, &lists);
+            proptest::prop_assert_eq!(&shared.group_ends, &coloring.group_ends);
             proptest::prop_assert_eq!(&shared.region_ends, &coloring.region_ends);
             proptest::prop_assert_eq!(&shared.region_color_ends, &coloring.region_color_ends);
             proptest::prop_assert_eq!(&shared.regions_by_place, &coloring.regions_by_place);
-            let mut sorted = order.clone();
-            sorted.sort_unstable();
-            proptest::prop_assert!(sorted.iter().copied().eq(0..items.len() as u32));
-            let constrained = items.iter().filter(|i| i.is_some()).count();
-            proptest::prop_assert!(order[constrained..].iter().all(|&k| items[k as usize].is_none()));
+            // Each kind's list holds exactly the items of that kind with a
+            // constraint.
+            for (kind, list) in lists.iter().enumerate() {
+                let mut sorted = list.clone();
+                sorted.sort_unstable();
+                let of_kind = (0..items.len() as u32)
+                    .filter(|&k| items[k as usize].is_some_and(|(_, second)| usize::from(second) == kind));
+                proptest::prop_assert!(sorted.iter().copied().eq(of_kind));
+            }
+            let groups = groups(&coloring, &lists);
             let mut regions = Vec::new();
             for region in 0..coloring.region_ends.len() {
-                let groups = &coloring.ranges[run(&coloring.region_ends, region)];
-                let (overflow, colors) = groups.split_last().unwrap();
+                let region_groups = &groups[run(&coloring.region_ends, region)];
+                let (_, colors) = region_groups.split_last().unwrap();
                 proptest::prop_assert!(colors.len() <= coloring.color_count());
-                for &range in colors {
+                for group in colors {
                     let mut seen = [false; 40];
-                    for b in bodies_of(&order, &items, range) {
+                    for b in bodies_of(group, &items) {
                         proptest::prop_assert!(!seen[b as usize], "body {} twice in a colour", b);
                         seen[b as usize] = true;
                     }
                 }
-                // A region's constraints are one run of items.
-                let all = [groups[0][0], 0, overflow[2]];
-                let first = order[all[0] as usize..all[2] as usize].iter().map(|&k| k as usize / region_len);
-                proptest::prop_assert!(first.clone().all(|r| Some(r) == first.clone().next()));
-                regions.push(all);
+                regions.push(region_groups.concat());
             }
-            proptest::prop_assert_eq!(regions.last().map_or(0, |r| r[2]) as usize, constrained);
-            // Place `p` names the region cut from items `p * region_len..`.
+            // Place `p` names the region cut from items `p * region_len..`,
+            // and a region holds only its own items.
             let mut places = coloring.regions_by_place.clone();
             places.sort_unstable();
             proptest::prop_assert!(places.iter().copied().eq(0..regions.len() as u32));
             for (place, &region) in coloring.regions_by_place.iter().enumerate() {
-                let [begin, _, end] = regions[region as usize];
-                let items = &order[begin as usize..end as usize];
+                let items = &regions[region as usize];
                 proptest::prop_assert!(items.iter().all(|&k| k as usize / region_len == place));
             }
             let (overflow, colors) = coloring.region_color_ends.split_last().unwrap();
@@ -649,7 +710,7 @@ mod tests {
             for region_color in 0..colors.len() {
                 let mut owner = [usize::MAX; 40];
                 for r in run(colors, region_color) {
-                    for b in bodies_of(&order, &items, regions[r]) {
+                    for b in bodies_of(&regions[r], &items) {
                         let o = &mut owner[b as usize];
                         proptest::prop_assert!(*o == usize::MAX || *o == r, "body {} in two regions run together", b);
                         *o = r;

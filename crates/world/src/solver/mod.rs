@@ -189,13 +189,13 @@ impl Solver {
             let board = HelperBoard::default();
             let lead = || {
                 let _close = board.closer();
-                let order = self.color(contacts, scratch, Some(&board));
-                self.split_by_points(order);
+                self.color(contacts, scratch, Some(&board));
+                self.group_batches();
             };
             rayon::join(lead, || board.help());
         } else {
-            let order = self.color(contacts, scratch, None);
-            self.split_by_points(order);
+            self.color(contacts, scratch, None);
+            self.group_batches();
         }
         // Stiffness is capped at a quarter of the substep rate for stability;
         // contacts with an immovable body get twice the frequency, since only
@@ -330,14 +330,15 @@ impl Solver {
 
     /// Colours the contacts that move a body (those among sleeping or fixed
     /// bodies need no constraint), in regions once there are enough of
-    /// them; returns the contacts' indices in the order the solver runs
-    /// them (see [`Coloring`]), in memory lent by `scratch`.
-    fn color<'s>(
+    /// them, and lists the constraints of each point count in the order
+    /// the solver runs them (see [`Coloring`]), with `helper`'s help when
+    /// given.
+    fn color(
         &mut self,
         contacts: &ContactSet,
-        scratch: &'s mut SharedScratch,
+        scratch: &mut SharedScratch,
         helper: Option<&HelperBoard>,
-    ) -> &'s [u32] {
+    ) {
         let dynamic = &self.dynamic;
         let contacts = contacts.ends();
         let count = contacts.len();
@@ -347,15 +348,13 @@ impl Solver {
         let mut room = scratch.room(
             Room::bytes_for::<BodyMark>(marks)
                 + Room::bytes_for::<u8>(count)
-                + Room::bytes_for::<u32>(2 * count)
-                + Room::bytes_for::<u32>(count),
+                + Room::bytes_for::<u32>(2 * count),
         );
         let sized = "the room was sized for the colouring";
         let slots = ColoringSlots {
             marks: room.take(marks).expect(sized),
             keys: room.take(count).expect(sized),
             firsts: room.take(2 * count).expect(sized),
-            order: room.take(count).expect(sized),
         };
         let ends = |i: usize| {
             let c = contacts[i];
@@ -369,29 +368,28 @@ impl Solver {
         } else {
             REGION_CONTACTS
         };
-        self.coloring.build(count, ends, region_len, slots, helper)
+        // One-point constraints are the first kind, two-point ones the
+        // second.
+        let lists = [&mut self.ones.sources, &mut self.twos.sources];
+        self.coloring
+            .build(count, ends, region_len, slots, lists, helper);
     }
 
-    /// Lists the constraints of each point count by group (a colour of a
-    /// region), and plans their SIMD batches. `order` lists contacts in the
-    /// order [`Coloring::ranges`] reads it.
-    fn split_by_points(&mut self, order: &[u32]) {
-        self.ones.clear();
-        self.twos.clear();
-        // The colouring puts each group's one-point constraints before its
-        // two-point ones, so each set takes a run, with no branch per contact.
+    /// Cuts the constraints of each point count, which colouring listed,
+    /// into their groups (the colours of each region), and plans their
+    /// SIMD batches.
+    fn group_batches(&mut self) {
+        self.ones.group_ends.clear();
+        self.twos.group_ends.clear();
         let region_ends = &self.coloring.region_ends;
         for region in 0..region_ends.len() {
             let groups = graph::run(region_ends, region);
             for g in groups.clone() {
-                let [begin, split, end] = self.coloring.ranges[g];
-                let (ones, twos) = (begin as usize..split as usize, split as usize..end as usize);
-                self.ones.sources.extend_from_slice(&order[ones]);
-                self.twos.sources.extend_from_slice(&order[twos]);
+                let [ones, twos] = self.coloring.group_ends[g];
                 // A region's last group is its overflow set.
                 let overflow = g + 1 == groups.end;
-                self.ones.end_group(overflow);
-                self.twos.end_group(overflow);
+                self.ones.group_ends.push((ones, overflow));
+                self.twos.group_ends.push((twos, overflow));
             }
         }
         self.ones.plan_batches();
@@ -474,7 +472,7 @@ pub(crate) fn set_pose(b: &mut Body, q: Rot) {
 /// within each region (see [`Coloring`]).
 #[derive(Debug, Default)]
 struct ConstraintSet<const N: usize> {
-    /// The contact of each constraint, by group.
+    /// The contact of each constraint, by group (listed by colouring).
     sources: Vec<u32>,
     /// Per group: the end of its run in `sources`, and whether it is an
     /// overflow set.
@@ -529,16 +527,6 @@ impl<'a> BatchSlots<'a> {
 }
 
 impl<const N: usize> ConstraintSet<N> {
-    fn clear(&mut self) {
-        self.sources.clear();
-        self.group_ends.clear();
-    }
-
-    /// Closes the current group's run of `sources`.
-    fn end_group(&mut self, overflow: bool) {
-        self.group_ends.push((self.sources.len() as u32, overflow));
-    }
-
     /// How many batches the constraints take.
     fn batch_count(&self) -> usize {
         self.batch_lanes.len()
@@ -890,8 +878,8 @@ mod tests {
         let mut solver = Solver::default();
         let _loaded = solver.load(&settings, &world.bodies, Threading::Pool, true);
         let mut scratch = SharedScratch::default();
-        let order = solver.color(&world.contacts, &mut scratch, None);
-        solver.split_by_points(order);
+        solver.color(&world.contacts, &mut scratch, None);
+        solver.group_batches();
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
             ends: world.contacts.ends(),
