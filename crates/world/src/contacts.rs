@@ -384,9 +384,9 @@ impl ContactSet {
                 .for_each(|(k, (pairs, result))| {
                     // SAFETY: chunk `k`'s slots are its own until it is
                     // reported finished.
-                    let slots = unsafe { moves.chunk_slots(k, pairs.len()) };
+                    let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
                     fill.chunk(slots, pairs, result);
-                    moves.finished(k, result.kept);
+                    moves.finished(k, result.kept, in_place);
                 });
             moves.finish()
         };
@@ -418,13 +418,17 @@ impl ContactSet {
 /// and no lower than the end of the runs already moved. The moves are made
 /// one at a time and in chunk order (one thread holds `moving`), so a move
 /// touches only slots of chunks already moved and of its own chunk, never
-/// those of a chunk still being made. The result is the same whoever moves
-/// what.
+/// those of a chunk still being made. A chunk whose every predecessor is
+/// already in place when it starts (as the chunks a thread takes one after
+/// another mostly are) writes straight where its run goes, which lies in
+/// slots of chunks already moved and of its own, and is not moved. The
+/// result is the same whoever moves what.
 struct InOrderMoves<'a> {
     slots: *mut MaybeUninit<Contact>,
     /// The contacts' ends, moved alike.
     ends: *mut MaybeUninit<ContactEnds>,
-    /// Per chunk: 0 while it is being made, then its run's length plus one.
+    /// Per chunk: 0 while it is being made, then its run's length plus one,
+    /// with [`IN_PLACE`] set if it was made where it goes.
     ready: &'a [AtomicUsize],
     /// Held by the thread making moves.
     moving: AtomicBool,
@@ -433,6 +437,9 @@ struct InOrderMoves<'a> {
     next: AtomicUsize,
     end: AtomicUsize,
 }
+
+/// Marks a chunk made where its run goes (see [`InOrderMoves`]).
+const IN_PLACE: usize = 1 << (usize::BITS - 1);
 
 // SAFETY: `slots` is written by each chunk's maker in its own range, and
 // by the mover only in the ranges the type's notes describe.
@@ -453,29 +460,49 @@ impl<'a> InOrderMoves<'a> {
         }
     }
 
-    /// The `len` slots of chunk `k`.
+    /// The `len` slots chunk `k` writes, and whether they are where its
+    /// run goes: so they are when every chunk before it is in place, which
+    /// the thread moving runs would know (if it is busy, the chunk takes
+    /// the slots from its own first one).
     ///
     /// # Safety
     /// Only the maker of chunk `k` may hold them, and only until it calls
     /// [`InOrderMoves::finished`].
-    unsafe fn chunk_slots(&self, k: usize, len: usize) -> Slots<'_> {
-        let first = k * MANIFOLD_CHUNK;
-        // SAFETY: the ranges are chunk `k`'s, within the buffers.
-        unsafe {
+    unsafe fn chunk_slots(&self, k: usize, len: usize) -> (Slots<'_>, bool) {
+        let mut first = k * MANIFOLD_CHUNK;
+        let mut in_place = false;
+        let free = self
+            .moving
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst);
+        if free.is_ok() {
+            // Chunk `k` is not ready, so neither changes until it is.
+            if self.next.load(Ordering::Relaxed) == k {
+                first = self.end.load(Ordering::Relaxed);
+                in_place = true;
+            }
+            self.moving.store(false, Ordering::SeqCst);
+        }
+        // SAFETY: the ranges are chunk `k`'s own slots or lie where its run
+        // goes, below them and above the runs already moved (see the
+        // type's notes), within the buffers.
+        let slots = unsafe {
             Slots {
                 contacts: std::slice::from_raw_parts_mut(self.slots.add(first), len),
                 ends: std::slice::from_raw_parts_mut(self.ends.add(first), len),
             }
-        }
+        };
+        (slots, in_place)
     }
 
     /// Reports chunk `k` made, with `kept` contacts at the front of its
-    /// slots, and moves every run that can now be moved.
-    fn finished(&self, k: usize, kept: usize) {
+    /// slots (written where its run goes if `in_place`), and moves every
+    /// run that can now be moved.
+    fn finished(&self, k: usize, kept: usize, in_place: bool) {
+        let placed = if in_place { IN_PLACE } else { 0 };
         // Sequentially consistent here and in `advance`: a maker that finds
         // `moving` taken must be sure the mover, on letting go, sees its
         // chunk ready (or the maker after it does).
-        self.ready[k].store(kept + 1, Ordering::SeqCst);
+        self.ready[k].store((kept + 1) | placed, Ordering::SeqCst);
         self.advance();
     }
 
@@ -491,20 +518,23 @@ impl<'a> InOrderMoves<'a> {
             }
             let mut k = self.next.load(Ordering::Relaxed);
             let mut end = self.end.load(Ordering::Relaxed);
-            while let Some(kept) = self
-                .ready
-                .get(k)
-                .and_then(|r| r.load(Ordering::SeqCst).checked_sub(1))
-            {
-                // SAFETY: source and destination lie in the buffer; the
-                // destination is below the source or is it, and covers only
-                // slots of chunks already moved or of chunk `k`, which is
-                // done (see the type's notes). `copy` allows the overlap.
-                unsafe {
-                    let first = k * MANIFOLD_CHUNK;
-                    std::ptr::copy(self.slots.add(first), self.slots.add(end), kept);
-                    std::ptr::copy(self.ends.add(first), self.ends.add(end), kept);
+            while let Some(ready) = self.ready.get(k) {
+                let ready = ready.load(Ordering::SeqCst);
+                let Some(kept) = (ready & !IN_PLACE).checked_sub(1) else {
+                    break;
                 };
+                if ready & IN_PLACE == 0 {
+                    // SAFETY: source and destination lie in the buffer; the
+                    // destination is below the source or is it, and covers
+                    // only slots of chunks already moved or of chunk `k`,
+                    // which is done (see the type's notes). `copy` allows
+                    // the overlap.
+                    unsafe {
+                        let first = k * MANIFOLD_CHUNK;
+                        std::ptr::copy(self.slots.add(first), self.slots.add(end), kept);
+                        std::ptr::copy(self.ends.add(first), self.ends.add(end), kept);
+                    };
+                }
                 end += kept;
                 k += 1;
             }
@@ -878,8 +908,9 @@ mod tests {
         // calling thread (one chunk after another, written end to end), the
         // other sharing the chunks out among four threads (each into its own
         // slots, its run moved down as soon as the runs before it are in
-        // place, by whichever thread gets there): same contacts, same
-        // impulses, step after step.
+        // place, by whichever thread gets there, or straight where its run
+        // goes when those runs already are): same contacts, same impulses,
+        // step after step.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(4)
             .build()
