@@ -61,7 +61,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{assume_written, refill, resize_to_overwrite, Room};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::{Sharing, Threading};
+use crate::threading::{Sharing, TaskSlots, Threading};
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -1084,10 +1084,10 @@ fn search(
     }
     chunks.resize_with(tasks, Default::default);
     if let Some(board) = helper {
-        let buffers = TaskBuffers(chunks.as_mut_ptr());
+        let buffers = TaskSlots::new(&mut chunks[..tasks]);
         board.share(tasks, &|task| {
             // SAFETY: each task runs once, so its buffers are its own.
-            run(task, unsafe { &mut *buffers.at(task) });
+            run(task, unsafe { buffers.at(task) });
         });
         return tasks;
     }
@@ -1097,19 +1097,6 @@ fn search(
         .with_min_len(threading.min_len())
         .for_each(|(task, buffers)| run(task, buffers));
     tasks
-}
-
-/// The tasks' buffers, handed to whichever thread runs each task.
-struct TaskBuffers(*mut ChunkBuffers);
-
-// SAFETY: each task's buffers are reached by the one thread running it.
-unsafe impl Sync for TaskBuffers {}
-
-impl TaskBuffers {
-    /// Task `task`'s buffers.
-    fn at(&self, task: usize) -> *mut ChunkBuffers {
-        self.0.wrapping_add(task)
-    }
 }
 
 /// Chunk `k` of [`PAIR_CHUNK`] shapes of `shapes`.

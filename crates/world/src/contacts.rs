@@ -24,7 +24,7 @@ use crate::body::{Body, Material};
 use crate::broadphase::Pair;
 use crate::buffer::{assume_written, refill};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::Threading;
+use crate::threading::{HelperBoard, TaskSlots, Threading};
 
 /// Pairs handed to one task when computing manifolds.
 const MANIFOLD_CHUNK: usize = 256;
@@ -317,7 +317,9 @@ impl ContactSet {
     /// down to follow the previous chunk's as soon as that one is in place
     /// (see [`InOrderMoves`]). Either way the list comes out the same. One
     /// list is kept, and only a compact copy of last step's impulses beside
-    /// it, `warm` (see [`ContactSet::keep_warm_starts`]).
+    /// it, `warm` (see [`ContactSet::keep_warm_starts`]). Shared among
+    /// threads, the chunks are shared on `helper` when given, else as rayon
+    /// splits them.
     pub fn update(
         &mut self,
         pairs: &[Pair],
@@ -325,6 +327,7 @@ impl ContactSet {
         any_sleeping: bool,
         bodies_changed: bool,
         warm: &[WarmStart],
+        helper: Option<&HelperBoard>,
     ) {
         assert_eq!(
             warm.len(),
@@ -377,17 +380,30 @@ impl ContactSet {
         } else {
             self.chunk_ready.resize_with(chunks, AtomicUsize::default);
             let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
-            pairs
-                .par_chunks(MANIFOLD_CHUNK)
-                .zip(results.par_iter_mut())
-                .enumerate()
-                .for_each(|(k, (pairs, result))| {
-                    // SAFETY: chunk `k`'s slots are its own until it is
-                    // reported finished.
-                    let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
-                    fill.chunk(slots, pairs, result);
-                    moves.finished(k, result.kept, in_place);
-                });
+            let make = |k: usize, pairs: &[Pair], result: &mut ChunkResult| {
+                // SAFETY: chunk `k`'s slots are its own until it is
+                // reported finished.
+                let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
+                fill.chunk(slots, pairs, result);
+                moves.finished(k, result.kept, in_place);
+            };
+            match helper {
+                Some(board) => {
+                    let results = TaskSlots::new(results);
+                    board.share(chunks, &|k| {
+                        let pairs =
+                            &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
+                        // SAFETY: each chunk is made once, so its result is
+                        // its own.
+                        make(k, pairs, unsafe { results.at(k) });
+                    });
+                }
+                None => pairs
+                    .par_chunks(MANIFOLD_CHUNK)
+                    .zip(results.par_iter_mut())
+                    .enumerate()
+                    .for_each(|(k, (pairs, result))| make(k, pairs, result)),
+            }
             moves.finish()
         };
         // SAFETY: the first `len` slots of both lists now hold the chunks'
@@ -906,8 +922,8 @@ mod tests {
     fn contacts_made_on_the_calling_thread_match_those_shared_out() {
         // Two copies of a landing pile, one making its contacts on the
         // calling thread (one chunk after another, written end to end), the
-        // other sharing the chunks out among four threads (each into its own
-        // slots, its run moved down as soon as the runs before it are in
+        // other stepped in a pool of four threads, sharing the chunks out
+        // (each into its own slots, its run moved down as soon as the runs before it are in
         // place, by whichever thread gets there, or straight where its run
         // goes when those runs already are): same contacts, same impulses,
         // step after step.

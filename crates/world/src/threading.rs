@@ -254,6 +254,40 @@ impl HelperBoard {
     }
 }
 
+/// One slot per task of a job shared on a [`HelperBoard`], reached by
+/// whichever thread runs the task.
+pub(crate) struct TaskSlots<'a, T> {
+    first: *mut T,
+    len: usize,
+    _slots: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: a slot is reached only through `at`, whose callers promise that
+// one thread at a time holds each slot.
+unsafe impl<T: Send> Sync for TaskSlots<'_, T> {}
+
+impl<'a, T> TaskSlots<'a, T> {
+    pub fn new(slots: &'a mut [T]) -> Self {
+        TaskSlots {
+            first: slots.as_mut_ptr(),
+            len: slots.len(),
+            _slots: std::marker::PhantomData,
+        }
+    }
+
+    /// Task `task`'s slot.
+    ///
+    /// # Safety
+    /// No other thread may hold the same slot while this one does (each
+    /// task runs once, so its slot is its own).
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn at(&self, task: usize) -> &mut T {
+        assert!(task < self.len, "one slot per task");
+        // SAFETY: in bounds (above), and the caller's guarantee.
+        unsafe { &mut *self.first.add(task) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -514,18 +514,31 @@ impl World {
         let any_sleeping = self.islands.any_sleeping();
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
         let (settings, bodies) = (&self.settings, &self.bodies);
-        let mut make_contacts = || contacts.update(pairs, &inputs, any_sleeping, changed, warm);
-        let load = || solver.load(settings, bodies, threading, changed);
+        let mut make_contacts =
+            |helper| contacts.update(pairs, &inputs, any_sleeping, changed, warm, helper);
+        let mut load = || solver.load(settings, bodies, threading, changed);
         let (narrowphase, loaded) = if threading == Threading::Pool && !any_sleeping {
             // Nothing can wake, so the bodies are loaded into the solver
             // while the contacts are made (when they must be loaded at all;
             // see `Solver::load`): a loop that gains little when shared
             // gets another thread to itself. (Its time then counts as the
-            // narrowphase's.)
-            let ((), loaded) = rayon::join(make_contacts, load);
+            // narrowphase's.) That thread then shares the contacts' chunks
+            // on a board, and stays awake there until the contacts are made,
+            // ready to colour them.
+            let board = HelperBoard::default();
+            let lead = || {
+                let _close = board.closer();
+                make_contacts(Some(&board));
+            };
+            let help = || {
+                let loaded = load();
+                board.help();
+                loaded
+            };
+            let ((), loaded) = rayon::join(lead, help);
             (clock.lap(), loaded)
         } else {
-            make_contacts();
+            make_contacts(None);
             for &b in self.contacts.to_wake() {
                 self.islands.wake_body(&mut self.bodies, b as usize);
             }
