@@ -311,15 +311,14 @@ impl ContactSet {
     /// only for pairs with a body that could move, and one still can.
     ///
     /// The new contacts are written over the old ones, each chunk of pairs
-    /// keeping only its contacts with points. On the calling thread each
-    /// chunk writes right after the previous one's contacts; shared among
-    /// threads, each chunk writes into slots of its own and its run is moved
-    /// down to follow the previous chunk's as soon as that one is in place
-    /// (see [`InOrderMoves`]). Either way the list comes out the same. One
-    /// list is kept, and only a compact copy of last step's impulses beside
-    /// it, `warm` (see [`ContactSet::keep_warm_starts`]). Shared among
-    /// threads, the chunks are shared on `helper` when given, else as rayon
-    /// splits them.
+    /// keeping only its contacts with points. On the calling thread alone
+    /// each chunk writes right after the previous one's contacts; shared
+    /// with a thread waiting on `helper`, each chunk writes into slots of
+    /// its own and its run is moved down to follow the previous chunk's as
+    /// soon as that one is in place (see [`InOrderMoves`]). Either way the
+    /// list comes out the same. One list is kept, and only a compact copy of
+    /// last step's impulses beside it, `warm` (see
+    /// [`ContactSet::keep_warm_starts`]).
     pub fn update(
         &mut self,
         pairs: &[Pair],
@@ -364,7 +363,21 @@ impl ContactSet {
             ends: &mut self.ends.spare_capacity_mut()[..pairs.len()],
         };
         let results = &mut self.chunk_results[..chunks];
-        let len = if inputs.threading == Threading::Calling {
+        let len = if let Some(board) = helper {
+            self.chunk_ready.resize_with(chunks, AtomicUsize::default);
+            let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
+            let results = TaskSlots::new(results);
+            board.share(chunks, &|k| {
+                let pairs = &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
+                // SAFETY: each chunk is made once, so its result and, until
+                // it is reported finished, its slots are its own.
+                let result = unsafe { results.at(k) };
+                let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
+                fill.chunk(slots, pairs, result);
+                moves.finished(k, result.kept, in_place);
+            });
+            moves.finish()
+        } else {
             let mut len = 0;
             for (pairs, result) in pairs.chunks(MANIFOLD_CHUNK).zip(results) {
                 // Slots `len..` are free: `len` never passes this chunk's start.
@@ -377,34 +390,6 @@ impl ContactSet {
                 len += result.kept;
             }
             len
-        } else {
-            self.chunk_ready.resize_with(chunks, AtomicUsize::default);
-            let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
-            let make = |k: usize, pairs: &[Pair], result: &mut ChunkResult| {
-                // SAFETY: chunk `k`'s slots are its own until it is
-                // reported finished.
-                let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
-                fill.chunk(slots, pairs, result);
-                moves.finished(k, result.kept, in_place);
-            };
-            match helper {
-                Some(board) => {
-                    let results = TaskSlots::new(results);
-                    board.share(chunks, &|k| {
-                        let pairs =
-                            &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
-                        // SAFETY: each chunk is made once, so its result is
-                        // its own.
-                        make(k, pairs, unsafe { results.at(k) });
-                    });
-                }
-                None => pairs
-                    .par_chunks(MANIFOLD_CHUNK)
-                    .zip(results.par_iter_mut())
-                    .enumerate()
-                    .for_each(|(k, (pairs, result))| make(k, pairs, result)),
-            }
-            moves.finish()
         };
         // SAFETY: the first `len` slots of both lists now hold the chunks'
         // written runs, and both types are plain data.
@@ -787,7 +772,6 @@ pub(crate) struct ContactInputs<'a> {
     pub bodies: &'a [Body],
     pub colliders: &'a [Collider],
     pub margin: f32,
-    pub threading: Threading,
 }
 
 impl ContactInputs<'_> {

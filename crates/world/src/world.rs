@@ -509,7 +509,6 @@ impl World {
             bodies: &self.bodies,
             colliders: &self.colliders,
             margin,
-            threading,
         };
         let any_sleeping = self.islands.any_sleeping();
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
@@ -538,7 +537,19 @@ impl World {
             let ((), loaded) = rayon::join(lead, help);
             (clock.lap(), loaded)
         } else {
-            make_contacts(None);
+            if threading == Threading::Pool {
+                // Bodies may wake, so they are loaded afterwards; the other
+                // thread shares the chunks on a board all the same, and
+                // stays awake there for the colouring.
+                let board = HelperBoard::default();
+                let lead = || {
+                    let _close = board.closer();
+                    make_contacts(Some(&board));
+                };
+                rayon::join(lead, || board.help());
+            } else {
+                make_contacts(None);
+            }
             for &b in self.contacts.to_wake() {
                 self.islands.wake_body(&mut self.bodies, b as usize);
             }
