@@ -96,12 +96,12 @@ pub(crate) fn run(ends: &[u32], k: usize) -> Range<usize> {
 pub(crate) const PARTS: usize = 2;
 
 /// What colouring keeps per body, in a table of each part and then, in the
-/// first part's table, for the regions: the last region that met the body (its index plus one, 0
-/// for none yet) and a set of colours. In a part's table those are the
-/// colours the body's constraints took in that region; in the regions'
-/// table, the colours of the regions before that one that met the body
-/// (that region's own colour is added when a later region meets the body,
-/// as it is known only once the region is coloured).
+/// first part's table, for the regions: the last region that met the body
+/// (its index plus one, 0 for none yet) and a set of colours. In a part's
+/// table those are the colours the body's constraints took in that region;
+/// in the regions' table, the colours of the regions before that one that
+/// met the body (that region's own colour is added when a later region
+/// meets the body, as it is known only once the region is coloured).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BodyMark {
     region: u32,
