@@ -907,10 +907,10 @@ mod tests {
         // Two copies of a landing pile, one making its contacts on the
         // calling thread (one chunk after another, written end to end), the
         // other stepped in a pool of four threads, sharing the chunks out
-        // (each into its own slots, its run moved down as soon as the runs before it are in
-        // place, by whichever thread gets there, or straight where its run
-        // goes when those runs already are): same contacts, same impulses,
-        // step after step.
+        // (each into its own slots, its run moved down as soon as the runs
+        // before it are in place, by whichever thread gets there, or
+        // straight where its run goes when those runs already are): same
+        // contacts, same impulses, step after step.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(4)
             .build()
