@@ -254,6 +254,27 @@ impl HelperBoard {
     }
 }
 
+/// Runs `lead` on the calling thread with a board to share work on, while
+/// another thread of the pool, if one is free, runs `first` and then waits
+/// on the board until `lead` is done (the board is closed however `lead`
+/// ends, so the helper never waits for ever). Returns what both returned.
+pub(crate) fn with_helper<A: Send, B: Send>(
+    lead: impl FnOnce(&HelperBoard) -> A + Send,
+    first: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    let board = HelperBoard::default();
+    let lead = || {
+        let _close = board.closer();
+        lead(&board)
+    };
+    let help = || {
+        let first = first();
+        board.help();
+        first
+    };
+    rayon::join(lead, help)
+}
+
 /// One slot per task of a job shared on a [`HelperBoard`], reached by
 /// whichever thread runs the task.
 pub(crate) struct TaskSlots<'a, T> {

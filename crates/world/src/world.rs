@@ -13,7 +13,7 @@ use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
 use crate::solver::Solver;
-use crate::threading::{HelperBoard, Sharing, Threading};
+use crate::threading::{with_helper, HelperBoard, Sharing, Threading};
 
 /// A 2D physics world: bodies, their shapes, and the fixed-step solver
 /// that moves them.
@@ -451,7 +451,7 @@ impl World {
         let needed_slots = room.take::<Aabb>(shapes).expect(sized);
         let warm_slots = room.take::<WarmStart>(contacts).expect(sized);
         let (broadphase, contacts) = (&mut self.broadphase, &self.contacts);
-        let find_pairs = |helper| {
+        let find_pairs = |helper: Option<&HelperBoard>| {
             broadphase.find_pairs(
                 &self.bodies,
                 &self.colliders,
@@ -478,19 +478,7 @@ impl World {
         };
         let ((pairs, views), warm, broadphase) = match threading {
             Threading::Pool => {
-                let board = HelperBoard::default();
-                let lead = || {
-                    // Closed however the broadphase ends, so the helper
-                    // never waits for ever.
-                    let _close = board.closer();
-                    find_pairs(Some(&board))
-                };
-                let help = || {
-                    let warm = copy();
-                    board.help();
-                    warm
-                };
-                let (found, warm) = rayon::join(lead, help);
+                let (found, warm) = with_helper(|board| find_pairs(Some(board)), copy);
                 (found, warm, clock.lap())
             }
             Threading::Calling => {
@@ -513,9 +501,10 @@ impl World {
         let any_sleeping = self.islands.any_sleeping();
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
         let (settings, bodies) = (&self.settings, &self.bodies);
-        let mut make_contacts =
-            |helper| contacts.update(pairs, &inputs, any_sleeping, changed, warm, helper);
-        let mut load = || solver.load(settings, bodies, threading, changed);
+        let mut make_contacts = |helper: Option<&HelperBoard>| {
+            contacts.update(pairs, &inputs, any_sleeping, changed, warm, helper)
+        };
+        let load = || solver.load(settings, bodies, threading, changed);
         let (narrowphase, loaded) = if threading == Threading::Pool && !any_sleeping {
             // Nothing can wake, so the bodies are loaded into the solver
             // while the contacts are made (when they must be loaded at all;
@@ -524,29 +513,14 @@ impl World {
             // narrowphase's.) That thread then shares the contacts' chunks
             // on a board, and stays awake there until the contacts are made,
             // ready to colour them.
-            let board = HelperBoard::default();
-            let lead = || {
-                let _close = board.closer();
-                make_contacts(Some(&board));
-            };
-            let help = || {
-                let loaded = load();
-                board.help();
-                loaded
-            };
-            let ((), loaded) = rayon::join(lead, help);
+            let ((), loaded) = with_helper(|board| make_contacts(Some(board)), load);
             (clock.lap(), loaded)
         } else {
             if threading == Threading::Pool {
                 // Bodies may wake, so they are loaded afterwards; the other
                 // thread shares the chunks on a board all the same, and
                 // stays awake there for the colouring.
-                let board = HelperBoard::default();
-                let lead = || {
-                    let _close = board.closer();
-                    make_contacts(Some(&board));
-                };
-                rayon::join(lead, || board.help());
+                with_helper(|board| make_contacts(Some(board)), || ());
             } else {
                 make_contacts(None);
             }

@@ -39,7 +39,7 @@ use crate::buffer::{resize_to_overwrite, Room, SharedScratch};
 use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::graph::{self, BodyMark, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
-use crate::threading::{HelperBoard, Threading};
+use crate::threading::{with_helper, HelperBoard, Threading};
 #[cfg(test)]
 use contact::{relative_velocity, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
@@ -186,13 +186,11 @@ impl Solver {
         if threading == Threading::Pool && contacts.len() >= MIN_REGIONED_CONTACTS {
             // Another thread colours a part of the regions, and then waits
             // on the board until the stages begin, awake to join them.
-            let board = HelperBoard::default();
-            let lead = || {
-                let _close = board.closer();
-                self.color(contacts, scratch, Some(&board));
+            let lead = |board: &HelperBoard| {
+                self.color(contacts, scratch, Some(board));
                 self.group_batches();
             };
-            rayon::join(lead, || board.help());
+            with_helper(lead, || ());
         } else {
             self.color(contacts, scratch, None);
             self.group_batches();
