@@ -32,10 +32,9 @@
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use crate::buffer::{assume_written, resize_to_overwrite};
-use crate::threading::HelperBoard;
+use crate::threading::{HelperBoard, TaskSlots};
 
 /// Colours handed out, in a region and among regions, before overflowing.
 pub(crate) const MAX_COLORS: usize = 32;
@@ -113,6 +112,14 @@ impl BodyMark {
         region: 0,
         colors: 0,
     };
+
+    /// The mark of a body region `tag` has just met, with no colours yet.
+    fn met_in(tag: u32) -> BodyMark {
+        BodyMark {
+            region: tag,
+            colors: 0,
+        }
+    }
 }
 
 /// Memory lent to [`Coloring::build`], each slot to be overwritten: per
@@ -193,10 +200,10 @@ impl Coloring {
         self.key_counts.resize(regions, [0; KEY_COUNT]);
         self.first_counts.clear();
         self.first_counts.resize(regions, 0);
+        let part_regions = regions.div_ceil(PARTS).max(1);
         {
-            let part_regions = regions.div_ceil(PARTS).max(1);
             let part_items = part_regions * region_len;
-            let mut parts: [Mutex<Option<Part>>; PARTS] = Default::default();
+            let mut parts: [Option<Part>; PARTS] = Default::default();
             let mut made = 0;
             let shares = slots
                 .marks
@@ -206,20 +213,21 @@ impl Coloring {
                 .zip(self.key_counts.chunks_mut(part_regions))
                 .zip(self.first_counts.chunks_mut(part_regions));
             for (k, ((((marks, keys), firsts), key_counts), first_counts)) in shares.enumerate() {
-                parts[k] = Mutex::new(Some(Part {
+                parts[k] = Some(Part {
                     first_region: k * part_regions,
                     marks,
                     keys,
                     firsts,
                     key_counts,
                     first_counts,
-                }));
+                });
                 made += 1;
             }
+            let parts = TaskSlots::new(&mut parts);
             let colored = AtomicUsize::new(0);
             let color_part = |k: usize| {
-                let part = parts[k].lock().map_or(None, |mut p| p.take());
-                if let Some(part) = part {
+                // SAFETY: each part is coloured once, so its slot is its own.
+                if let Some(part) = unsafe { parts.at(k) }.take() {
                     color_regions(part, &ends, region_len);
                     colored.fetch_add(1, Ordering::Release);
                 }
@@ -251,10 +259,8 @@ impl Coloring {
         resize_to_overwrite(first, lengths[0] as usize, 0);
         resize_to_overwrite(second, lengths[1] as usize, 0);
         let targets = ListTargets([first.as_mut_ptr(), second.as_mut_ptr()]);
-        let part_regions = self.key_counts.len().div_ceil(PARTS).max(1);
         let list_part = |k: usize| {
-            let regions = k * part_regions..((k + 1) * part_regions).min(self.key_counts.len());
-            for region in regions {
+            for region in k * part_regions..((k + 1) * part_regions).min(regions) {
                 // SAFETY: every item goes to a slot of its own (the key
                 // starts give each region and key a run of its own and the
                 // counts size them), within the lists' lengths.
@@ -413,10 +419,7 @@ fn color_regions(part: Part, ends: &impl Fn(usize) -> Option<Ends>, region_len: 
         let tag = (part.first_region + k) as u32 + 1;
         // The entry of fixed ends is always in the current region, so it
         // is never met first.
-        marks[fixed] = BodyMark {
-            region: tag,
-            colors: 0,
-        };
+        marks[fixed] = BodyMark::met_in(tag);
         let items = k * region_len..((k + 1) * region_len).min(part.keys.len());
         let firsts = &mut part.firsts[2 * items.start..2 * items.end];
         let mut met = 0;
@@ -454,10 +457,7 @@ fn color_item(
         if mark.region != tag {
             firsts[*met].write(b as u32);
             *met += 1;
-            *mark = BodyMark {
-                region: tag,
-                colors: 0,
-            };
+            *mark = BodyMark::met_in(tag);
         }
         mask |= mark.colors;
     }
@@ -470,10 +470,7 @@ fn color_item(
     } else {
         OVERFLOW
     };
-    marks[fixed] = BodyMark {
-        region: tag,
-        colors: 0,
-    };
+    marks[fixed] = BodyMark::met_in(tag);
     2 * color + u8::from(second)
 }
 
