@@ -61,7 +61,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{assume_written, refill, resize_to_overwrite, Room};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::{Sharing, TaskSlots, Threading};
+use crate::threading::{HelperBoard, Sharing, TaskSlots, Threading};
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -124,6 +124,14 @@ const FEW_MOVED: usize = 16;
 /// afresh instead of merging.
 const REBUILD_FRACTION: f32 = 0.25;
 
+/// Kept pairs from which two threads pick the near ones, each half: below
+/// this, moving the second half's picks and meeting costs about what the
+/// second thread saves.
+const NEAR_SHARED_MIN: usize = 8_192;
+
+/// Shapes from which two threads update the boxes, each half.
+const BOXES_SHARED_MIN: usize = 8_192;
+
 /// The larger side of a box.
 #[inline]
 fn box_size(b: &Aabb) -> f32 {
@@ -133,7 +141,7 @@ fn box_size(b: &Aabb) -> f32 {
 
 /// The strip `|normal·x − offset| ≤ half_width` that a shape must reach to
 /// touch a wall this step (see the module notes).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Band {
     normal: Vec2,
     offset: f32,
@@ -394,6 +402,7 @@ struct Index {
     /// and of the kinematic ones (this step's), each sorted by shape.
     static_bands: Vec<(u32, Band)>,
     kinematic_bands: Vec<(u32, Band)>,
+    back_bands: BandLists,
     slots: Vec<Slot>,
     /// Per shape: its body, so the search never reads bodies or colliders.
     owners: Vec<u32>,
@@ -403,6 +412,84 @@ struct Index {
     /// The box size above which the last classification sent a grid shape
     /// to the large-shape tree.
     large_limit: f32,
+}
+
+/// What every shape's box update reads alike.
+struct BoxStep<'a> {
+    bodies: &'a [Body],
+    half_margin: f32,
+    dt: f32,
+    fresh: bool,
+}
+
+/// A run of shapes whose boxes are updated together, from shape `first`
+/// on: their slots in each per-shape array, and the lists their walls'
+/// bands go to.
+struct BoxPart<'a> {
+    first: usize,
+    colliders: &'a [Collider],
+    views: &'a mut [MaybeUninit<StepCollider>],
+    needed: &'a mut [MaybeUninit<Aabb>],
+    enlarged: &'a mut [Aabb],
+    moved: &'a mut [bool],
+    sizes: &'a mut [f32],
+    static_bands: &'a mut Vec<(u32, Band)>,
+    kinematic_bands: &'a mut Vec<(u32, Band)>,
+}
+
+impl BoxPart<'_> {
+    /// Updates the part's shapes (see [`Index::update_boxes`]); returns how
+    /// many moved.
+    fn update(&mut self, step: &BoxStep) -> usize {
+        let BoxStep {
+            bodies,
+            half_margin,
+            dt,
+            fresh,
+        } = *step;
+        let mut count = 0;
+        let boxes = self.needed.iter_mut().zip(self.enlarged.iter_mut());
+        let shapes = self.colliders.iter().zip(self.views.iter_mut());
+        let shapes = shapes.zip(self.sizes.iter_mut());
+        for (i, ((((c, view), size), (needed, enlarged)), moved)) in
+            shapes.zip(boxes).zip(self.moved.iter_mut()).enumerate()
+        {
+            let body = &bodies[c.body as usize];
+            let motion = match body.kind {
+                BodyKind::Static => 0.0,
+                _ => body.motion_bound(dt),
+            };
+            view.write(StepCollider::new(c, body, motion));
+            // The shapes' boxes are not kept from step to step: each is
+            // worked out here, where the shape and its body are read anyway.
+            let aabb = c.shape.aabb_at(&body.transform);
+            *size = box_size(&aabb);
+            let needed = *needed.write(aabb.expanded(motion + half_margin));
+            let bands = match body.kind {
+                BodyKind::Static if fresh => Some(&mut *self.static_bands),
+                BodyKind::Kinematic => Some(&mut *self.kinematic_bands),
+                _ => None,
+            };
+            if let Some(bands) = bands {
+                let band = Band::of_wall(&c.shape, &body.transform, motion + half_margin);
+                bands.extend(band.map(|band| ((self.first + i) as u32, band)));
+            }
+            *moved = fresh || !enlarged.contains(&needed);
+            if *moved {
+                *enlarged = needed.expanded(slack(body, &aabb, motion));
+                count += 1;
+            }
+        }
+        count
+    }
+}
+
+/// The bands found in the back part of the shapes (see [`BoxPart`]),
+/// appended to the index's own once both parts are done.
+#[derive(Debug, Default)]
+struct BandLists {
+    statics: Vec<(u32, Band)>,
+    kinematics: Vec<(u32, Band)>,
 }
 
 impl BroadPhase {
@@ -445,7 +532,16 @@ impl BroadPhase {
         self.static_version = Some(static_version);
         let half_margin = 0.5 * margin;
         let index = &mut self.index;
-        let moved = index.update_boxes(bodies, colliders, half_margin, dt, fresh, views, needed);
+        let moved = index.update_boxes(
+            bodies,
+            colliders,
+            half_margin,
+            dt,
+            fresh,
+            views,
+            needed,
+            sharing.helper,
+        );
         // SAFETY: `update_boxes` wrote a view and a needed box for every
         // shape.
         let (views, needed) = unsafe { (assume_written(views), assume_written(needed)) };
@@ -498,7 +594,10 @@ impl BroadPhase {
             }
         }
         let slots = room.take_or(self.pairs.len(), &mut spare.near);
-        (self.index.pick_near(&self.pairs, needed, slots), views)
+        let near = self
+            .index
+            .pick_near(&self.pairs, needed, slots, sharing.helper);
+        (near, views)
     }
 
     /// Whether `aabb` reaches the band of `shape` this step (see the module
@@ -616,7 +715,46 @@ impl Search {
 impl Index {
     /// Writes the pairs of `pairs` that may touch this step (see
     /// [`Index::is_near`]) into the first of `slots` (one per pair), and
-    /// returns them.
+    /// returns them. With a `helper` board and enough pairs, each half of
+    /// the pairs is picked on its own thread into its half of the slots, and
+    /// the second half's picks are then moved down to follow the first's:
+    /// the same list either way.
+    fn pick_near<'a>(
+        &self,
+        pairs: &[Pair],
+        needed: &[Aabb],
+        slots: &'a mut [MaybeUninit<Pair>],
+        helper: Option<&HelperBoard>,
+    ) -> &'a [Pair] {
+        let slots = &mut slots[..pairs.len()];
+        let len = match helper {
+            Some(board) if pairs.len() >= NEAR_SHARED_MIN => {
+                let mid = pairs.len() / 2;
+                let (front, back) = slots.split_at_mut(mid);
+                let mut halves = [(front, 0), (back, 0)];
+                let tasks = TaskSlots::new(&mut halves);
+                board.share(2, &|half| {
+                    // SAFETY: each half is picked once, so its slots are its own.
+                    let (slots, len) = unsafe { tasks.at(half) };
+                    let pairs = if half == 0 {
+                        &pairs[..mid]
+                    } else {
+                        &pairs[mid..]
+                    };
+                    *len = self.pick_near_into(pairs, needed, slots);
+                });
+                let [(_, front_len), (_, back_len)] = halves;
+                slots.copy_within(mid..mid + back_len, front_len);
+                front_len + back_len
+            }
+            _ => self.pick_near_into(pairs, needed, slots),
+        };
+        // SAFETY: the first `len` slots were written.
+        unsafe { assume_written(&mut slots[..len]) }
+    }
+
+    /// Writes the pairs of `pairs` that may touch this step into the first
+    /// of `slots` (at least one per pair), and returns how many.
     ///
     /// A loop of its own, rather than part of the pass that updates the
     /// pairs: the two together keep more values live than there are
@@ -624,12 +762,12 @@ impl Index {
     /// count: in a pile about a third of the kept pairs are not near, in no
     /// pattern, so a branch on it would often be mispredicted (this halves
     /// the loop's time in a settled pile of capsules).
-    fn pick_near<'a>(
+    fn pick_near_into(
         &self,
         pairs: &[Pair],
         needed: &[Aabb],
-        slots: &'a mut [MaybeUninit<Pair>],
-    ) -> &'a [Pair] {
+        slots: &mut [MaybeUninit<Pair>],
+    ) -> usize {
         let slots = &mut slots[..pairs.len()];
         let mut len = 0;
         for &pair in pairs {
@@ -637,8 +775,7 @@ impl Index {
             slots[len].write(pair);
             len += usize::from(self.is_near(pair, needed));
         }
-        // SAFETY: the first `len` slots were written.
-        unsafe { assume_written(&mut slots[..len]) }
+        len
     }
 
     /// Whether a kept pair may touch this step: its needed boxes overlap and
@@ -702,7 +839,10 @@ impl Index {
     /// Updates each shape's needed box, and grows the enlarged box of each
     /// shape whose needed box left it (of every shape when `fresh`);
     /// returns how many did. Writes each shape's view into `views` and its
-    /// needed box into `needed`.
+    /// needed box into `needed`. With a `helper` board and enough shapes,
+    /// the second half of the shapes is updated on another thread (whose
+    /// narrowphase, which takes pairs from the back, then reads mostly the
+    /// views it wrote).
     #[allow(clippy::too_many_arguments)]
     fn update_boxes(
         &mut self,
@@ -713,6 +853,7 @@ impl Index {
         fresh: bool,
         views: &mut [MaybeUninit<StepCollider>],
         needed: &mut [MaybeUninit<Aabb>],
+        helper: Option<&HelperBoard>,
     ) -> usize {
         let n = colliders.len();
         assert!(views.len() == n && needed.len() == n, "one slot per shape");
@@ -726,38 +867,68 @@ impl Index {
         }
         self.sizes.resize(n, 0.0);
         self.kinematic_bands.clear();
-        let mut count = 0;
-        let boxes = needed.iter_mut().zip(&mut self.enlarged);
-        let shapes = colliders.iter().zip(views).zip(&mut self.sizes);
-        for (i, ((((c, view), size), (needed, enlarged)), moved)) in
-            shapes.zip(boxes).zip(&mut self.moved).enumerate()
-        {
-            let body = &bodies[c.body as usize];
-            let motion = match body.kind {
-                BodyKind::Static => 0.0,
-                _ => body.motion_bound(dt),
-            };
-            view.write(StepCollider::new(c, body, motion));
-            // The shapes' boxes are not kept from step to step: each is
-            // worked out here, where the shape and its body are read anyway.
-            let aabb = c.shape.aabb_at(&body.transform);
-            *size = box_size(&aabb);
-            let needed = *needed.write(aabb.expanded(motion + half_margin));
-            let bands = match body.kind {
-                BodyKind::Static if fresh => Some(&mut self.static_bands),
-                BodyKind::Kinematic => Some(&mut self.kinematic_bands),
-                _ => None,
-            };
-            if let Some(bands) = bands {
-                let band = Band::of_wall(&c.shape, &body.transform, motion + half_margin);
-                bands.extend(band.map(|band| (i as u32, band)));
+        let step = BoxStep {
+            bodies,
+            half_margin,
+            dt,
+            fresh,
+        };
+        let board = helper.filter(|_| n >= BOXES_SHARED_MIN);
+        let mid = if board.is_some() { n / 2 } else { n };
+        let (front_views, back_views) = views.split_at_mut(mid);
+        let (front_needed, back_needed) = needed.split_at_mut(mid);
+        let (front_enlarged, back_enlarged) = self.enlarged.split_at_mut(mid);
+        let (front_moved, back_moved) = self.moved.split_at_mut(mid);
+        let (front_sizes, back_sizes) = self.sizes.split_at_mut(mid);
+        let (front_colliders, back_colliders) = colliders.split_at(mid);
+        let back_bands = &mut self.back_bands;
+        back_bands.statics.clear();
+        back_bands.kinematics.clear();
+        let front = BoxPart {
+            first: 0,
+            colliders: front_colliders,
+            views: front_views,
+            needed: front_needed,
+            enlarged: front_enlarged,
+            moved: front_moved,
+            sizes: front_sizes,
+            static_bands: &mut self.static_bands,
+            kinematic_bands: &mut self.kinematic_bands,
+        };
+        let back = BoxPart {
+            first: mid,
+            colliders: back_colliders,
+            views: back_views,
+            needed: back_needed,
+            enlarged: back_enlarged,
+            moved: back_moved,
+            sizes: back_sizes,
+            static_bands: &mut back_bands.statics,
+            kinematic_bands: &mut back_bands.kinematics,
+        };
+        let mut parts = [(front, 0), (back, 0)];
+        match board {
+            Some(board) => {
+                let tasks = TaskSlots::new(&mut parts);
+                board.share(2, &|k| {
+                    // SAFETY: each part is updated once, so it is its own.
+                    let (part, moved) = unsafe { tasks.at(k) };
+                    *moved = part.update(&step);
+                });
             }
-            *moved = fresh || !enlarged.contains(&needed);
-            if *moved {
-                *enlarged = needed.expanded(slack(body, &aabb, motion));
-                count += 1;
+            None => {
+                for (part, moved) in &mut parts {
+                    *moved = part.update(&step);
+                }
             }
         }
+        let count = parts[0].1 + parts[1].1;
+        // The back part's bands follow the front's, keeping them sorted by
+        // shape.
+        self.static_bands
+            .extend_from_slice(&self.back_bands.statics);
+        self.kinematic_bands
+            .extend_from_slice(&self.back_bands.kinematics);
         count
     }
 
@@ -1342,10 +1513,13 @@ mod tests {
     use carom_narrowphase::collide;
     use carom_shapes::{Shape, Transform};
 
-    use super::{merge_in_place, sort_pairs, Band, ChunkBuffers, Pair, SortSlots};
+    use super::{
+        merge_in_place, sort_pairs, Band, ChunkBuffers, Pair, SortSlots, BOXES_SHARED_MIN,
+        NEAR_SHARED_MIN,
+    };
     use crate::body::{BodyDef, BodyKind, Material};
     use crate::buffer::SharedScratch;
-    use crate::threading::{Sharing, Threading};
+    use crate::threading::{HelperBoard, Sharing, Threading};
     use crate::world::World;
     use crate::WorldSettings;
 
@@ -1515,6 +1689,11 @@ mod tests {
 
     /// The pairs the next step will hand on, found as the step finds them.
     fn near_pairs(world: &mut World) -> Vec<(u32, u32)> {
+        near_pairs_shared(world, None)
+    }
+
+    /// [`near_pairs`], with the searches shared on `helper` when given.
+    fn near_pairs_shared(world: &mut World, helper: Option<&HelperBoard>) -> Vec<(u32, u32)> {
         let (margin, dt) = (world.settings().speculative_distance, world.settings().dt);
         let version = world.static_version;
         let shapes = world.colliders.len();
@@ -1528,7 +1707,7 @@ mod tests {
             version,
             Sharing {
                 threading: Threading::Pool,
-                helper: None,
+                helper,
             },
             views,
             needed,
@@ -1586,6 +1765,57 @@ mod tests {
                 .kinematic_tree
                 .for_each_overlap(&bar_box, |shape, aabb| held.push((shape, *aabb)));
             assert_eq!(held, vec![(0, bar_box)], "step {step}");
+        }
+    }
+
+    #[test]
+    fn boxes_updated_and_pairs_picked_on_two_threads_match_one_thread() {
+        // Enough circles for both halves of the boxes and of the kept pairs
+        // to go to two threads, with a spinning bar among the first shapes
+        // and another among the last, so that both halves find bands.
+        let world = || {
+            let mut world = weightless_world();
+            let add_bar = |world: &mut World, y: f32| {
+                let def = BodyDef::kinematic().position(0.0, y).angular_velocity(1.5);
+                let bar = world.create_body(def).unwrap();
+                let stadium = Stadium::new(Vec2::new(-6.0, 0.0), Vec2::new(6.0, 0.0), 0.2);
+                let material = Material::default();
+                world.add_shape(bar, stadium.unwrap(), material).unwrap();
+            };
+            add_bar(&mut world, 10.0);
+            for k in 0..(BOXES_SHARED_MIN + 1_000) {
+                let (x, y) = ((k % 100) as f32 * 0.45, (k / 100) as f32 * 0.45);
+                let def = BodyDef::dynamic()
+                    .position(x - 22.0, y)
+                    .velocity((k % 7) as f32 - 3.0, (k % 5) as f32 - 2.0);
+                let ball = world.create_body(def).unwrap();
+                let circle = Circle::new(Vec2::ZERO, 0.2).unwrap();
+                world.add_shape(ball, circle, Material::default()).unwrap();
+            }
+            add_bar(&mut world, 30.0);
+            world
+        };
+        let (mut alone, mut shared) = (world(), world());
+        for step in 0..8 {
+            let board = HelperBoard::default();
+            let on_two = std::thread::scope(|scope| {
+                let _close = board.closer();
+                scope.spawn(|| board.help());
+                near_pairs_shared(&mut shared, Some(&board))
+            });
+            let on_one = near_pairs(&mut alone);
+            assert!(
+                on_one.len() >= NEAR_SHARED_MIN,
+                "step {step}: both halves picked"
+            );
+            assert_eq!(on_two, on_one, "step {step}");
+            let (two, one) = (&shared.broadphase.index, &alone.broadphase.index);
+            assert_eq!(two.kinematic_bands, one.kinematic_bands, "step {step}");
+            assert_eq!(two.kinematic_bands.len(), 2, "step {step}");
+            assert_eq!(two.moved, one.moved, "step {step}");
+            assert_eq!(two.enlarged, one.enlarged, "step {step}");
+            alone.step();
+            shared.step();
         }
     }
 

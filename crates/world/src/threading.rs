@@ -168,6 +168,29 @@ struct SharedJob<'a> {
     run: &'a (dyn Fn(usize) + Sync),
 }
 
+/// Work for the helper to do on its own while it has no job to help with
+/// (see [`HelperBoard::with_errand`]).
+struct Errand<'a> {
+    /// Set by whichever thread runs the errand.
+    claimed: AtomicBool,
+    /// Set once the errand has run (or panicked).
+    done: AtomicBool,
+    run: &'a (dyn Fn() + Sync),
+}
+
+impl Errand<'_> {
+    /// Claims the errand; says whether this thread got it.
+    fn claim(&self) -> bool {
+        !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel)
+    }
+
+    /// Runs the claimed errand, and marks it done even if it panics.
+    fn run_claimed(&self) {
+        let _done = OnDrop(|| self.done.store(true, Ordering::Release));
+        (self.run)();
+    }
+}
+
 /// Where a leading thread posts work for one helper that waits on the
 /// board, spinning, until the leader closes it. A helper that has gone back
 /// to rayon's pool falls asleep within some tens of microseconds and takes
@@ -180,6 +203,8 @@ struct SharedJob<'a> {
 pub(crate) struct HelperBoard {
     /// The job being shared (a `SharedJob`), or null.
     job: OwnLine<AtomicPtr<()>>,
+    /// The errand waiting for the helper (an `Errand`), or null.
+    errand: AtomicPtr<()>,
     /// Helpers between reading `job` and being done with what it pointed
     /// to: a job is not dropped while any are.
     visiting: OwnLine<AtomicUsize>,
@@ -240,10 +265,78 @@ impl HelperBoard {
             if let Some(job) = unsafe { job.as_ref() } {
                 job.claims.work(End::Back, job.blocks, job.run);
                 spins = 0;
+                drop(visit);
+                continue;
+            }
+            let errand = self.errand.load(Ordering::SeqCst).cast::<Errand>();
+            // SAFETY: as for the job; once claimed, the errand stays alive
+            // until it is done (see `with_errand`), visiting or not.
+            if let Some(errand) = unsafe { errand.cast_const().as_ref() } {
+                // Claimed while visiting: the leader, having withdrawn the
+                // errand, then sees the claim and waits for it to be done.
+                if errand.claim() {
+                    drop(visit);
+                    errand.run_claimed();
+                    spins = 0;
+                    continue;
+                }
             }
             drop(visit);
             pause(&mut spins);
         }
+    }
+
+    /// Runs `lead` while `errand` waits on the board for the helper to run
+    /// when it has no job to help with (jobs `lead` shares come first); if
+    /// no helper took it by the time `lead` returns, the leader runs it
+    /// then. Returns what both returned.
+    pub fn with_errand<A, R: Send>(
+        &self,
+        errand: impl FnOnce() -> R + Send,
+        lead: impl FnOnce() -> A,
+    ) -> (A, R) {
+        let task = std::sync::Mutex::new(Some(errand));
+        let result = std::sync::Mutex::new(None);
+        let run = || {
+            let errand = task.lock().map(|mut t| t.take()).ok().flatten();
+            if let Some(errand) = errand {
+                let value = errand();
+                if let Ok(mut slot) = result.lock() {
+                    *slot = Some(value);
+                }
+            }
+        };
+        let posted = Errand {
+            claimed: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            run: &run,
+        };
+        let pointer = std::ptr::from_ref(&posted).cast_mut().cast::<()>();
+        self.errand.store(pointer, Ordering::SeqCst);
+        // Withdraws the errand (even while unwinding) and runs it here if
+        // the helper did not take it; otherwise waits until it is done, so
+        // that nothing it reads or writes is dropped under it.
+        let finish = OnDrop(|| {
+            self.errand.store(std::ptr::null_mut(), Ordering::SeqCst);
+            let mut spins = 0;
+            while self.visiting.0.load(Ordering::SeqCst) != 0 {
+                pause(&mut spins);
+            }
+            if posted.claim() {
+                // Unwinding, an errand no one took is dropped, not run.
+                if !std::thread::panicking() {
+                    posted.run_claimed();
+                }
+                return;
+            }
+            while !posted.done.load(Ordering::Acquire) {
+                pause(&mut spins);
+            }
+        });
+        let led = lead();
+        drop(finish);
+        let value = result.into_inner().ok().flatten();
+        (led, value.expect("the errand ran, on the helper or here"))
     }
 
     /// Closes the board, sending the helper back to the pool, when the
@@ -392,6 +485,60 @@ mod tests {
         assert!(helper_took_one.load(Ordering::Acquire));
         assert!(on_leader.load(Ordering::Relaxed) < 16);
         assert!(helped.is_err());
+    }
+
+    #[test]
+    fn an_errand_runs_once_on_the_helper_while_the_leader_shares_jobs() {
+        let board = HelperBoard::default();
+        let leader = std::thread::current().id();
+        let runs: Vec<AtomicU32> = (0..64).map(|_| AtomicU32::new(0)).collect();
+        let taken = AtomicBool::new(false);
+        let errand = || {
+            taken.store(true, Ordering::Release);
+            std::thread::current().id()
+        };
+        let lead = || {
+            board.share(64, &|block| {
+                runs[block].fetch_add(1, Ordering::Relaxed);
+            });
+            // The leader keeps going (a while at most) until the helper,
+            // with no job left, has taken the errand.
+            let start = std::time::Instant::now();
+            while !taken.load(Ordering::Acquire)
+                && start.elapsed() < std::time::Duration::from_secs(10)
+            {
+                std::thread::yield_now();
+            }
+            "led"
+        };
+        let (led, errand_thread) = std::thread::scope(|scope| {
+            let close = board.closer();
+            scope.spawn(|| board.help());
+            let done = board.with_errand(errand, lead);
+            drop(close);
+            done
+        });
+        assert_eq!(led, "led");
+        assert_ne!(errand_thread, leader, "the waiting helper ran the errand");
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+    }
+
+    #[test]
+    fn an_errand_no_helper_takes_runs_on_the_leader_after_its_part() {
+        let board = HelperBoard::default();
+        let order = std::sync::Mutex::new(Vec::new());
+        let (led, ran) = board.with_errand(
+            || {
+                order.lock().unwrap().push("errand");
+                7
+            },
+            || {
+                order.lock().unwrap().push("lead");
+                3
+            },
+        );
+        assert_eq!((led, ran), (3, 7));
+        assert_eq!(*order.lock().unwrap(), ["lead", "errand"]);
     }
 
     #[test]

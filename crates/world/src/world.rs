@@ -465,11 +465,12 @@ impl World {
             )
         };
         // Last step's impulses must be copied aside before the contacts are
-        // made again; on several threads another thread does it while the
-        // broadphase, which is mostly serial, runs (and its time counts as
-        // the broadphase's, which it does not lengthen). That thread then
-        // waits on the board for the broadphase's searches, and returns to
-        // the pool as the broadphase ends: awake, so it joins in making the
+        // made again; on several threads another thread does it as an
+        // errand while the broadphase, which is mostly serial, runs (and its
+        // time counts as the broadphase's, which it does not lengthen).
+        // That thread takes the broadphase's shared work first (the boxes'
+        // update, which comes first, then the searches), and returns to the
+        // pool as the broadphase ends: awake, so it joins in making the
         // contacts at once.
         let copy = || {
             // Moved in, so the copy may hand back slots borrowed from it.
@@ -478,7 +479,9 @@ impl World {
         };
         let ((pairs, views), warm, broadphase) = match threading {
             Threading::Pool => {
-                let (found, warm) = with_helper(|board| find_pairs(Some(board)), copy);
+                let lead =
+                    |board: &HelperBoard| board.with_errand(copy, || find_pairs(Some(board)));
+                let ((found, warm), ()) = with_helper(lead, || ());
                 (found, warm, clock.lap())
             }
             Threading::Calling => {
