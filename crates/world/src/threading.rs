@@ -266,6 +266,7 @@ impl HelperBoard {
                 job.claims.work(End::Back, job.blocks, job.run);
                 spins = 0;
                 drop(visit);
+                pause(&mut spins);
                 continue;
             }
             let errand = self.errand.load(Ordering::SeqCst).cast::<Errand>();
