@@ -12,7 +12,9 @@
 //! fall asleep between them: [`BlockClaims`] hands out a phase's blocks to
 //! threads that wait by spinning, and [`HelperBoard`] lets a thread that
 //! has finished its own part of a phase wait on the board for the leader's
-//! next piece of shared work instead of in rayon's pool.
+//! next piece of shared work instead of in rayon's pool. Work that must be
+//! done during a phase but by no set time within it waits on the board as
+//! an *errand*, which the helper runs whenever no shared work is posted.
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
