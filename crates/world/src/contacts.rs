@@ -215,11 +215,55 @@ pub(crate) struct ContactSet {
     points: usize,
     /// Sleeping bodies that a moving body touched this step.
     to_wake: Vec<u32>,
+    /// Runs of contacts the last update left where they were made, to be
+    /// moved to where they go before anything reads the contacts (see
+    /// [`ContactSet::update`]). While any are, `contacts` is left empty;
+    /// `ends` is complete.
+    pending: Vec<PendingRun>,
+}
+
+/// A run of contacts made in a chunk's own slots, still to move down to
+/// where its run goes.
+#[derive(Debug, Clone, Copy)]
+struct PendingRun {
+    from: usize,
+    to: usize,
+    len: usize,
+}
+
+/// The moves of contacts an update left to make (see
+/// [`ContactSet::ends_and_moves`]): the contacts cannot be read until
+/// [`PendingMoves::make`] has made them.
+#[must_use = "the contacts cannot be read until the moves are made"]
+pub(crate) struct PendingMoves<'a> {
+    contacts: &'a mut Vec<Contact>,
+    runs: &'a mut Vec<PendingRun>,
+    /// How many contacts the list holds once the runs are in place.
+    len: usize,
+}
+
+impl PendingMoves<'_> {
+    /// Moves the runs, in order, and completes the list.
+    pub fn make(self) {
+        let base = self.contacts.as_mut_ptr();
+        for run in self.runs.iter() {
+            // SAFETY: each run lies within the list's first `len` slots,
+            // source and destination alike; run by run in chunk order, a
+            // destination covers only slots of runs already moved and of
+            // its own (see `InOrderMoves`), and `copy` allows the overlap.
+            unsafe { std::ptr::copy(base.add(run.from), base.add(run.to), run.len) };
+        }
+        self.runs.clear();
+        // SAFETY: the first `len` slots now hold the contacts made this
+        // step: the runs the update moved or made in place, and these.
+        unsafe { self.contacts.set_len(self.len) };
+    }
 }
 
 impl ContactSet {
     /// Forgets every contact (and so every warm-start impulse).
     pub fn clear(&mut self) {
+        self.pending.clear();
         self.contacts.clear();
         self.ends.clear();
         self.frozen.clear();
@@ -228,26 +272,51 @@ impl ContactSet {
     }
 
     pub fn len(&self) -> usize {
-        self.contacts.len()
+        self.ends.len()
     }
 
     /// The contacts, to write, with their ends, to read.
     pub fn split_mut(&mut self) -> (&mut [Contact], &[ContactEnds]) {
+        self.assert_in_place();
         (&mut self.contacts, &self.ends)
+    }
+
+    /// The contacts' ends, complete, and the moves of contacts the last
+    /// update left to make, which must be made before the contacts are
+    /// read (none unless the update was asked to leave them).
+    pub fn ends_and_moves(&mut self) -> (&[ContactEnds], PendingMoves<'_>) {
+        let moves = PendingMoves {
+            len: self.ends.len(),
+            contacts: &mut self.contacts,
+            runs: &mut self.pending,
+        };
+        (&self.ends, moves)
+    }
+
+    /// Checks that no move of contacts is pending: until the moves are
+    /// made, the list is empty.
+    fn assert_in_place(&self) {
+        assert!(
+            self.pending.is_empty() && self.contacts.len() == self.ends.len(),
+            "contacts read before the moves left to make were made"
+        );
     }
 
     #[cfg(test)]
     pub fn as_slice(&self) -> &[Contact] {
+        self.assert_in_place();
         &self.contacts
     }
 
     /// Per contact, in the same order: its bodies and point count.
+    #[cfg(test)]
     pub fn ends(&self) -> &[ContactEnds] {
         &self.ends
     }
 
     /// Each contact with its bodies.
     pub fn with_bodies(&self) -> impl Iterator<Item = (&Contact, [u32; 2])> {
+        self.assert_in_place();
         let ends = self.ends.iter().map(|e| e.bodies());
         self.contacts.iter().zip(ends)
     }
@@ -255,6 +324,7 @@ impl ContactSet {
     /// Whether shapes `a` and `b` (in broadphase pair order) have a contact
     /// this step. The list is sorted by pair, so this is a binary search.
     pub fn contains_pair(&self, a: u32, b: u32) -> bool {
+        self.assert_in_place();
         self.contacts
             .binary_search_by_key(&pair_key(a, b), Contact::key)
             .is_ok()
@@ -267,6 +337,7 @@ impl ContactSet {
 
     /// The deepest overlap among all points, ≥ 0.
     pub fn max_penetration(&self) -> f32 {
+        self.assert_in_place();
         self.contacts
             .iter()
             .flat_map(|c| c.manifold.points())
@@ -289,6 +360,7 @@ impl ContactSet {
         warm: &'w mut [MaybeUninit<WarmStart>],
         threading: Threading,
     ) -> &'w [WarmStart] {
+        self.assert_in_place();
         assert_eq!(warm.len(), self.contacts.len(), "one slot per contact");
         warm.par_iter_mut()
             .zip(self.contacts.par_iter())
@@ -319,6 +391,11 @@ impl ContactSet {
     /// list comes out the same. One list is kept, and only a compact copy of
     /// last step's impulses beside it, `warm` (see
     /// [`ContactSet::keep_warm_starts`]).
+    ///
+    /// Shared with a helper and with no body asleep, the runs of the chunks
+    /// the helper made are not moved here, only their ends: those moves are
+    /// left to make (see [`ContactSet::ends_and_moves`]), by the thread
+    /// that made the runs, while the ends are already read.
     pub fn update(
         &mut self,
         pairs: &[Pair],
@@ -328,6 +405,7 @@ impl ContactSet {
         warm: &[WarmStart],
         helper: Option<&HelperBoard>,
     ) {
+        self.assert_in_place();
         assert_eq!(
             warm.len(),
             self.contacts.len(),
@@ -365,7 +443,9 @@ impl ContactSet {
         let results = &mut self.chunk_results[..chunks];
         let len = if let Some(board) = helper {
             self.chunk_ready.resize_with(chunks, AtomicUsize::default);
-            let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
+            // Frozen contacts are merged into the list below, which must
+            // then be in place.
+            let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks], !any_sleeping);
             let results = TaskSlots::new(results);
             board.share(chunks, &|k| {
                 let pairs = &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
@@ -376,7 +456,7 @@ impl ContactSet {
                 fill.chunk(slots, pairs, result);
                 moves.finished(k, result.kept, in_place);
             });
-            moves.finish()
+            moves.finish(&mut self.pending)
         } else {
             let mut len = 0;
             for (pairs, result) in pairs.chunks(MANIFOLD_CHUNK).zip(results) {
@@ -392,9 +472,12 @@ impl ContactSet {
             len
         };
         // SAFETY: the first `len` slots of both lists now hold the chunks'
-        // written runs, and both types are plain data.
+        // written runs (of contacts, once the moves left to make are made),
+        // and both types are plain data.
         unsafe {
-            self.contacts.set_len(len);
+            if self.pending.is_empty() {
+                self.contacts.set_len(len);
+            }
             self.ends.set_len(len);
         }
         merge_sorted(&mut self.contacts, &mut self.ends, &self.frozen);
@@ -424,6 +507,14 @@ impl ContactSet {
 /// another mostly are) writes straight where its run goes, which lies in
 /// slots of chunks already moved and of its own, and is not moved. The
 /// result is the same whoever moves what.
+///
+/// Asked to `leave` moves, the runs of chunks made on a thread other than
+/// the one that created this (the leader's helper, which takes chunks from
+/// the back, so they follow all of the leader's) and of every chunk after
+/// the first of them are not moved: only their ends are, and `end`
+/// advances as if they were. Their contacts stay in their own slots, which
+/// nothing writes again (no chunk is made in place once a run was left),
+/// until [`PendingMoves`] moves them, in the same order.
 struct InOrderMoves<'a> {
     slots: *mut MaybeUninit<Contact>,
     /// The contacts' ends, moved alike.
@@ -437,17 +528,37 @@ struct InOrderMoves<'a> {
     /// by the thread holding `moving`).
     next: AtomicUsize,
     end: AtomicUsize,
+    /// Whether runs of other threads' chunks are left to move later, the
+    /// thread that is not "other", and whether a run was left yet.
+    leave: bool,
+    leader: std::thread::ThreadId,
+    left: AtomicBool,
 }
 
 /// Marks a chunk made where its run goes (see [`InOrderMoves`]).
 const IN_PLACE: usize = 1 << (usize::BITS - 1);
+/// Marks a chunk made on another thread than the leader, when runs are to
+/// be left (see [`InOrderMoves`]).
+const MADE_ELSEWHERE: usize = 1 << (usize::BITS - 2);
+
+/// The run length (plus one) of a chunk's `ready` entry, without its
+/// marks: 0 while the chunk is being made.
+fn ready_len(ready: usize) -> usize {
+    ready & !(IN_PLACE | MADE_ELSEWHERE)
+}
+
+/// Whether a chunk with `ready` marks is left to move later, given whether
+/// a chunk before it was.
+fn left_to_move(ready: usize, left_before: bool) -> bool {
+    ready & IN_PLACE == 0 && (ready & MADE_ELSEWHERE != 0 || left_before)
+}
 
 // SAFETY: `slots` is written by each chunk's maker in its own range, and
 // by the mover only in the ranges the type's notes describe.
 unsafe impl Sync for InOrderMoves<'_> {}
 
 impl<'a> InOrderMoves<'a> {
-    fn new(slots: Slots<'a>, ready: &'a mut [AtomicUsize]) -> Self {
+    fn new(slots: Slots<'a>, ready: &'a mut [AtomicUsize], leave: bool) -> Self {
         for r in ready.iter_mut() {
             *r.get_mut() = 0;
         }
@@ -458,6 +569,9 @@ impl<'a> InOrderMoves<'a> {
             moving: AtomicBool::new(false),
             next: AtomicUsize::new(0),
             end: AtomicUsize::new(0),
+            leave,
+            leader: std::thread::current().id(),
+            left: AtomicBool::new(false),
         }
     }
 
@@ -476,8 +590,10 @@ impl<'a> InOrderMoves<'a> {
             .moving
             .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst);
         if free.is_ok() {
-            // Chunk `k` is not ready, so neither changes until it is.
-            if self.next.load(Ordering::Relaxed) == k {
+            // Chunk `k` is not ready, so neither changes until it is. Once a
+            // run was left, its slots may lie where this one's would go.
+            let left = self.left.load(Ordering::Relaxed);
+            if self.next.load(Ordering::Relaxed) == k && !left {
                 first = self.end.load(Ordering::Relaxed);
                 in_place = true;
             }
@@ -500,6 +616,8 @@ impl<'a> InOrderMoves<'a> {
     /// run that can now be moved.
     fn finished(&self, k: usize, kept: usize, in_place: bool) {
         let placed = if in_place { IN_PLACE } else { 0 };
+        let elsewhere = self.leave && std::thread::current().id() != self.leader;
+        let placed = placed | if elsewhere { MADE_ELSEWHERE } else { 0 };
         // Sequentially consistent here and in `advance`: a maker that finds
         // `moving` taken must be sure the mover, on letting go, sees its
         // chunk ready (or the maker after it does).
@@ -521,9 +639,10 @@ impl<'a> InOrderMoves<'a> {
             let mut end = self.end.load(Ordering::Relaxed);
             while let Some(ready) = self.ready.get(k) {
                 let ready = ready.load(Ordering::SeqCst);
-                let Some(kept) = (ready & !IN_PLACE).checked_sub(1) else {
+                let Some(kept) = ready_len(ready).checked_sub(1) else {
                     break;
                 };
+                let leave = left_to_move(ready, self.left.load(Ordering::Relaxed));
                 if ready & IN_PLACE == 0 {
                     // SAFETY: source and destination lie in the buffer; the
                     // destination is below the source or is it, and covers
@@ -532,9 +651,14 @@ impl<'a> InOrderMoves<'a> {
                     // the overlap.
                     unsafe {
                         let first = k * MANIFOLD_CHUNK;
-                        std::ptr::copy(self.slots.add(first), self.slots.add(end), kept);
+                        if !leave {
+                            std::ptr::copy(self.slots.add(first), self.slots.add(end), kept);
+                        }
                         std::ptr::copy(self.ends.add(first), self.ends.add(end), kept);
                     };
+                }
+                if leave {
+                    self.left.store(true, Ordering::Relaxed);
                 }
                 end += kept;
                 k += 1;
@@ -554,12 +678,27 @@ impl<'a> InOrderMoves<'a> {
         }
     }
 
-    /// Makes the moves still to make once every chunk is made, and returns
-    /// how many contacts the moved runs hold.
-    fn finish(self) -> usize {
+    /// Makes the moves still to make once every chunk is made, lists in
+    /// `left` the runs of contacts left to move, in order, and returns how
+    /// many contacts the runs hold.
+    fn finish(self, left: &mut Vec<PendingRun>) -> usize {
         // Every maker has returned, so this thread holds no race.
         self.advance();
         debug_assert_eq!(self.next.load(Ordering::Relaxed), self.ready.len());
+        left.clear();
+        let (mut to, mut left_before) = (0, false);
+        for (k, ready) in self.ready.iter().enumerate() {
+            let ready = ready.load(Ordering::Relaxed);
+            let len = ready_len(ready) - 1;
+            // The same choice as `advance` made, in the same order.
+            left_before |= left_to_move(ready, left_before);
+            if left_before && ready & IN_PLACE == 0 && len > 0 {
+                let from = k * MANIFOLD_CHUNK;
+                left.push(PendingRun { from, to, len });
+            }
+            to += len;
+        }
+        debug_assert_eq!(to, self.end.load(Ordering::Relaxed));
         self.end.load(Ordering::Relaxed)
     }
 }
@@ -894,7 +1033,7 @@ mod tests {
     /// (its shapes' owners) and point count, in contact order.
     fn assert_ends_follow(world: &crate::World, step: usize) {
         let (set, colliders) = (&world.contacts, &world.colliders);
-        assert_eq!(set.ends().len(), set.len(), "step {step}");
+        assert_eq!(set.ends().len(), set.as_slice().len(), "step {step}");
         for (ends, c) in set.ends().iter().zip(set.as_slice()) {
             let shape_bodies = [c.shape_a, c.shape_b].map(|s| colliders[s as usize].body);
             assert_eq!(ends.bodies(), shape_bodies, "step {step}");

@@ -182,17 +182,25 @@ impl Solver {
         let substeps = settings.substeps;
         let h = substep(settings);
         // The colouring's lists are needed only until the constraints are
-        // grouped; the batches then take the same memory.
-        if threading == Threading::Pool && contacts.len() >= MIN_REGIONED_CONTACTS {
+        // grouped; the batches then take the same memory. The colouring
+        // reads only the contacts' ends, so the moves of contacts that
+        // making them left (see `ContactSet::update`) wait on the board as
+        // an errand, for the thread that made those contacts.
+        let (ends, moves) = contacts.ends_and_moves();
+        if threading == Threading::Pool && ends.len() >= MIN_REGIONED_CONTACTS {
             // Another thread colours a part of the regions, and then waits
             // on the board until the stages begin, awake to join them.
             let lead = |board: &HelperBoard| {
-                self.color(contacts, scratch, Some(board));
-                self.group_batches();
+                let color = || {
+                    self.color(ends, scratch, Some(board));
+                    self.group_batches();
+                };
+                board.with_errand(|| moves.make(), color);
             };
             with_helper(lead, || ());
         } else {
-            self.color(contacts, scratch, None);
+            moves.make();
+            self.color(ends, scratch, None);
             self.group_batches();
         }
         // Stiffness is capped at a quarter of the substep rate for stability;
@@ -333,12 +341,11 @@ impl Solver {
     /// given.
     fn color(
         &mut self,
-        contacts: &ContactSet,
+        contacts: &[ContactEnds],
         scratch: &mut SharedScratch,
         helper: Option<&HelperBoard>,
     ) {
         let dynamic = &self.dynamic;
-        let contacts = contacts.ends();
         let count = contacts.len();
         // One body entry per state: the null body's, last, stands for the
         // fixed bodies.
@@ -876,7 +883,7 @@ mod tests {
         let mut solver = Solver::default();
         let _loaded = solver.load(&settings, &world.bodies, Threading::Pool, true);
         let mut scratch = SharedScratch::default();
-        solver.color(&world.contacts, &mut scratch, None);
+        solver.color(world.contacts.ends(), &mut scratch, None);
         solver.group_batches();
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
