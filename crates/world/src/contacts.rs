@@ -247,8 +247,9 @@ impl PendingMoves<'_> {
     pub fn make(self) {
         let base = self.contacts.as_mut_ptr();
         for run in self.runs.iter() {
-            // SAFETY: each run lies within the list's first `len` slots,
-            // source and destination alike; run by run in chunk order, a
+            // SAFETY: a run's source is the slots its chunk wrote and its
+            // destination lies in the list's first `len` slots, both within
+            // the capacity the update filled; run by run in chunk order, a
             // destination covers only slots of runs already moved and of
             // its own (see `InOrderMoves`), and `copy` allows the overlap.
             unsafe { std::ptr::copy(base.add(run.from), base.add(run.to), run.len) };
@@ -528,8 +529,9 @@ struct InOrderMoves<'a> {
     /// by the thread holding `moving`).
     next: AtomicUsize,
     end: AtomicUsize,
-    /// Whether runs of other threads' chunks are left to move later, the
-    /// thread that is not "other", and whether a run was left yet.
+    /// Whether the runs of chunks made by threads other than `leader` (the
+    /// one that created this) are left to move later, and whether a run
+    /// was left yet.
     leave: bool,
     leader: std::thread::ThreadId,
     left: AtomicBool,

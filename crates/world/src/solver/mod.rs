@@ -183,9 +183,9 @@ impl Solver {
         let h = substep(settings);
         // The colouring's lists are needed only until the constraints are
         // grouped; the batches then take the same memory. The colouring
-        // reads only the contacts' ends, so the moves of contacts that
-        // making them left (see `ContactSet::update`) wait on the board as
-        // an errand, for the thread that made those contacts.
+        // reads only the contacts' ends, so the contacts' moves that the
+        // narrowphase left to make (see `ContactSet::update`) wait on the
+        // board as an errand, for the thread that made those contacts.
         let (ends, moves) = contacts.ends_and_moves();
         if threading == Threading::Pool && ends.len() >= MIN_REGIONED_CONTACTS {
             // Another thread colours a part of the regions, and then waits
