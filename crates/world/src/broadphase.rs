@@ -53,6 +53,7 @@
 //! of the thread count (work is split in fixed chunks).
 
 use std::mem::MaybeUninit;
+use std::sync::Mutex;
 
 use carom_shapes::{Aabb, Shape, Transform};
 use glam::Vec2;
@@ -102,7 +103,7 @@ const MAX_LARGE_FRACTION: f32 = 0.05;
 const MIN_LARGE: usize = 16;
 
 /// At most this many grid cells along either axis, so that rounding cell
-/// indices stays far below a cell (see [`Index::build_grid`]).
+/// indices stays far below a cell (see [`Index::grid_layout`]).
 const MAX_CELLS_ACROSS: f32 = 65536.0;
 
 /// Grid cells per block side: each block queries the trees once for the
@@ -131,6 +132,10 @@ const NEAR_SHARED_MIN: usize = 8_192;
 
 /// Shapes from which two threads update the boxes, each half.
 const BOXES_SHARED_MIN: usize = 8_192;
+
+/// Grid shapes from which one thread sorts them into cells while another
+/// rebuilds the trees and lists the blocks.
+const GRID_SHARED_MIN: usize = 8_192;
 
 /// The larger side of a box.
 #[inline]
@@ -193,7 +198,7 @@ enum Slot {
 
 /// Uniform grid over the small dynamic shapes' enlarged boxes, built for
 /// a step in which shapes moved. Its cells and items live in memory lent
-/// to the step (see [`Index::build_grid`]).
+/// to the step (see [`Index::build_trees_and_grid`]).
 #[derive(Debug)]
 struct Grid<'a> {
     origin: Vec2,
@@ -239,11 +244,7 @@ impl Grid<'_> {
     /// library call on the baseline x86-64 target.
     #[inline]
     fn cell_coords(&self, p: Vec2) -> (i32, i32) {
-        let c = (p - self.origin) * self.inv_cell;
-        (
-            (c.x as i32).clamp(0, self.columns - 1),
-            (c.y as i32).clamp(0, self.rows - 1),
-        )
+        cell_coords(p, self.origin, self.inv_cell, self.columns, self.rows)
     }
 
     /// The items of cells `first..=last` of one row: one contiguous run,
@@ -308,14 +309,13 @@ impl BlockLists {
     /// block's cells grown by one cell. A grid shape's box lies within its
     /// cell grown by half a cell, so the list holds every tree shape it
     /// meets. Returns the blocks per row.
-    fn build(
-        &mut self,
-        origin: Vec2,
-        cell: f32,
-        columns: i32,
-        rows: i32,
-        trees: &[&AabbTree],
-    ) -> i32 {
+    fn build(&mut self, layout: &GridLayout, trees: &[&AabbTree]) -> i32 {
+        let GridLayout {
+            origin,
+            cell,
+            columns,
+            rows,
+        } = *layout;
         self.start.clear();
         self.items.clear();
         let block_columns = (columns + BLOCK - 1) / BLOCK;
@@ -546,9 +546,23 @@ impl BroadPhase {
         // shape.
         let (views, needed) = unsafe { (assume_written(views), assume_written(needed)) };
         let spare = &mut self.spare;
+        // Work the calling thread has held back from the other thread (see
+        // `HelperBoard::with_held_errand`) goes to it once the broadphase
+        // has no more to share with it for a while: when a grid is built,
+        // after the search for pairs, while the pairs found are sorted (see
+        // also `Search::find_moved`); else now.
+        let release = || {
+            if let Some(board) = sharing.helper {
+                board.release_errand();
+            }
+        };
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
-        if (1..=FEW_MOVED).contains(&moved) && !fresh {
+        let few = (1..=FEW_MOVED).contains(&moved) && !fresh;
+        if few || (moved == 0 && !fresh) {
+            release();
+        }
+        if few {
             // A handful moved: their partners are found by testing every
             // box, with no grid. The kinematic tree, which continuous
             // collision reads, must still follow its shapes.
@@ -570,17 +584,19 @@ impl BroadPhase {
             } else {
                 index.move_grown_to_large();
             }
-            index.build_trees(fresh);
-            let index = &self.index;
             let grid_spare = GridSpare {
                 cell_start: &mut spare.cell_start,
                 items: &mut spare.grid_items,
             };
-            let grid = index.build_grid(&mut self.blocks, &mut room, grid_spare);
+            let blocks = &mut self.blocks;
+            let grid =
+                index.build_trees_and_grid(fresh, blocks, &mut room, grid_spare, sharing.helper);
+            let index = &self.index;
             self.grid_cells = grid.cell_start.len();
             let finder = PairFinder { index, grid: &grid };
             if full {
                 let found = self.search.find_all(&finder, sharing);
+                release();
                 let count = found.iter().map(|c| c.pairs.len()).sum();
                 let sort = SortSlots {
                     starts: room.take_or(2 * (shapes + 1), &mut spare.starts),
@@ -691,6 +707,9 @@ impl Search {
                 }
             }
         });
+        if let Some(board) = sharing.helper {
+            board.release_errand();
+        }
         // The first task's buffer gathers the others' pairs (on the calling
         // thread there is only one).
         let found = match self.chunks[..chunks].split_first_mut() {
@@ -1012,18 +1031,6 @@ impl Index {
         }
     }
 
-    /// Rebuilds the kinematic and large-shape trees, and the static one
-    /// when the shapes changed.
-    fn build_trees(&mut self, fresh: bool) {
-        if fresh {
-            let items = boxes_in(&self.slots, &self.enlarged, Slot::Static);
-            self.static_tree.rebuild(items);
-        }
-        let items = boxes_in(&self.slots, &self.enlarged, Slot::Large);
-        self.large_tree.rebuild(items);
-        self.rebuild_kinematic_tree();
-    }
-
     /// Rebuilds the kinematic tree from the kinematic shapes' enlarged
     /// boxes.
     fn rebuild_kinematic_tree(&mut self) {
@@ -1040,57 +1047,110 @@ impl Index {
             .any(|(_, moved)| *moved)
     }
 
-    /// Counting sort of grid shapes by the cell holding their box centre,
-    /// into slots of `room` (or of `spare` when it falls short); `blocks`
-    /// are listed anew for the grid.
-    fn build_grid<'a>(
-        &self,
+    /// Rebuilds the kinematic and large-shape trees (and the static one when
+    /// the shapes changed), lists `blocks` anew for the grid, and sorts the
+    /// grid shapes into cells by a counting sort, in slots of `room` (or of
+    /// `spare` when it falls short). With a `helper` board, the sort runs on
+    /// one thread while the trees and blocks are built on the other: the
+    /// trees are taken out of the index meanwhile, so that the sort may read
+    /// the rest of it.
+    fn build_trees_and_grid<'a>(
+        &mut self,
+        fresh: bool,
         blocks: &'a mut BlockLists,
         room: &mut Room<'a>,
         spare: GridSpare<'a>,
+        helper: Option<&HelperBoard>,
     ) -> Grid<'a> {
-        let trees = [&self.static_tree, &self.kinematic_tree, &self.large_tree];
-        let (layout, count) = self.grid_layout().unwrap_or((GridLayout::EMPTY, 0));
-        let GridLayout {
-            origin,
-            cell,
-            columns,
-            rows,
-        } = layout;
-        let block_columns = blocks.build(origin, cell, columns, rows, &trees);
-        let mut grid = Grid {
-            origin,
-            cell,
-            inv_cell: 1.0 / cell,
-            columns,
-            rows,
-            cell_start: &[],
-            items: &[],
+        let (layout, count) = self.grid_layout(helper).unwrap_or((GridLayout::EMPTY, 0));
+        let cells = (layout.columns * layout.rows) as usize;
+        // Counts go two places up (see `sort_into_cells`).
+        let sort_slots = (count > 0).then(|| {
+            let starts = room.take_or(cells + 2, spare.cell_start);
+            let items = room.take_or(count, spare.items);
+            (starts, items)
+        });
+        let mut trees = Trees {
+            fixed: std::mem::take(&mut self.static_tree),
+            kinematic: std::mem::take(&mut self.kinematic_tree),
+            large: std::mem::take(&mut self.large_tree),
+        };
+        let index = &*self;
+        let mut block_columns = 0;
+        let mut build = || {
+            trees.rebuild(&index.slots, &index.enlarged, fresh);
+            block_columns = blocks.build(&layout, &trees.all());
+        };
+        let mut sorted = None;
+        let sort = || {
+            sorted =
+                sort_slots.map(|(starts, items)| index.sort_into_cells(&layout, starts, items));
+        };
+        match helper {
+            Some(board) if count >= GRID_SHARED_MIN => {
+                let parts = (Mutex::new(Some(build)), Mutex::new(Some(sort)));
+                board.share(2, &|part| {
+                    // Each part runs once, on whichever thread claims it.
+                    if part == 0 {
+                        if let Some(mut build) = parts.0.lock().ok().and_then(|mut b| b.take()) {
+                            build();
+                        }
+                    } else if let Some(sort) = parts.1.lock().ok().and_then(|mut s| s.take()) {
+                        sort();
+                    }
+                });
+            }
+            _ => {
+                build();
+                sort();
+            }
+        }
+        self.static_tree = trees.fixed;
+        self.kinematic_tree = trees.kinematic;
+        self.large_tree = trees.large;
+        let (cell_start, items) = sorted.unwrap_or((&[], &[]));
+        Grid {
+            origin: layout.origin,
+            cell: layout.cell,
+            inv_cell: 1.0 / layout.cell,
+            columns: layout.columns,
+            rows: layout.rows,
+            cell_start,
+            items,
             block_columns,
             blocks,
-        };
-        if count > 0 {
-            (grid.cell_start, grid.items) = self.sort_into_cells(&grid, count, room, spare);
         }
-        grid
     }
 
     /// Where the grid over the grid shapes' enlarged boxes lies and how
     /// large its cells are, and how many grid shapes there are (`None`
     /// without any).
-    fn grid_layout(&self) -> Option<(GridLayout, usize)> {
-        let mut lo = Vec2::splat(f32::INFINITY);
-        let mut hi = Vec2::splat(f32::NEG_INFINITY);
-        let mut largest: f32 = 0.0;
-        let mut count = 0usize;
-        for (slot, b) in self.slots.iter().zip(&self.enlarged) {
-            if *slot == Slot::Grid {
-                lo = lo.min(b.center());
-                hi = hi.max(b.center());
-                largest = largest.max(box_size(b));
-                count += 1;
+    /// With a `helper` board and enough shapes, each half of the shapes is
+    /// measured on its own thread: minima, maxima and counts join exactly,
+    /// so the layout is the same.
+    fn grid_layout(&self, helper: Option<&HelperBoard>) -> Option<(GridLayout, usize)> {
+        let (slots, enlarged) = (&self.slots[..], &self.enlarged[..]);
+        let span = match helper {
+            Some(board) if slots.len() >= GRID_SHARED_MIN => {
+                let mid = slots.len() / 2;
+                let mut halves = [GridSpan::EMPTY; 2];
+                let spans = TaskSlots::new(&mut halves);
+                board.share(2, &|half| {
+                    let range = if half == 0 { 0..mid } else { mid..slots.len() };
+                    let span = GridSpan::of(&slots[range.clone()], &enlarged[range]);
+                    // SAFETY: each half is measured once, so its slot is its own.
+                    *unsafe { spans.at(half) } = span;
+                });
+                halves[0].join(halves[1])
             }
-        }
+            _ => GridSpan::of(slots, enlarged),
+        };
+        let GridSpan {
+            lo,
+            hi,
+            largest,
+            count,
+        } = span;
         if count == 0 {
             return None;
         }
@@ -1119,30 +1179,36 @@ impl Index {
         Some((layout, count))
     }
 
-    /// The cell starts and items of `grid`, whose `count` grid shapes are
-    /// sorted into its cells by a counting sort, in slots of `room` (or of
-    /// `spare`).
+    /// The cell starts and items of the grid laid out as `layout`, its grid
+    /// shapes sorted into its cells by a counting sort, written into
+    /// `starts` (one per cell and two more) and `items` (one per grid
+    /// shape).
     fn sort_into_cells<'a>(
         &self,
-        grid: &Grid,
-        count: usize,
-        room: &mut Room<'a>,
-        spare: GridSpare<'a>,
+        layout: &GridLayout,
+        starts: &'a mut [MaybeUninit<u32>],
+        items: &'a mut [MaybeUninit<GridItem>],
     ) -> (&'a [u32], &'a [GridItem]) {
-        let cells = (grid.columns * grid.rows) as usize;
+        let cells = starts.len() - 2;
         // Counts go two places up, so that after the prefix sum entry
         // `c + 1` is where cell `c` begins, the cursor that placing the
         // items advances to where cell `c + 1` begins: the first `cells + 1`
         // entries are then the cells' starts, with no separate cursor.
-        let starts = room.take_or(cells + 2, spare.cell_start);
         for slot in starts.iter_mut() {
             slot.write(0);
         }
         // SAFETY: every entry was written just above.
         let starts = unsafe { assume_written(starts) };
+        let inv_cell = 1.0 / layout.cell;
         let cell_of = |b: &Aabb| {
-            let (cx, cy) = grid.cell_coords(b.center());
-            (cy * grid.columns + cx) as usize
+            let (x, y) = cell_coords(
+                b.center(),
+                layout.origin,
+                inv_cell,
+                layout.columns,
+                layout.rows,
+            );
+            (y * layout.columns + x) as usize
         };
         for (slot, b) in self.slots.iter().zip(&self.enlarged) {
             if *slot == Slot::Grid {
@@ -1152,7 +1218,6 @@ impl Index {
         for c in 0..cells {
             starts[c + 2] += starts[c + 1];
         }
-        let items = room.take_or(count, spare.items);
         for (s, (slot, b)) in self.slots.iter().zip(&self.enlarged).enumerate() {
             if *slot == Slot::Grid {
                 let at = &mut starts[cell_of(b) + 1];
@@ -1164,10 +1229,94 @@ impl Index {
                 *at += 1;
             }
         }
-        // SAFETY: the counts gave each of the `count` grid shapes a slot of
-        // its own, so every slot was written.
+        // SAFETY: the counts gave each grid shape a slot of its own, and
+        // there are as many slots as grid shapes, so every slot was written.
         let items = unsafe { assume_written(items) };
         (&starts[..cells + 1], items)
+    }
+}
+
+/// The cell of a grid from `origin` with cells of side `1 / inv_cell`,
+/// `columns` × `rows` of them, that holds `p`, clamped to the grid (see
+/// [`Grid::cell_coords`]).
+#[inline]
+fn cell_coords(p: Vec2, origin: Vec2, inv_cell: f32, columns: i32, rows: i32) -> (i32, i32) {
+    let c = (p - origin) * inv_cell;
+    (
+        (c.x as i32).clamp(0, columns - 1),
+        (c.y as i32).clamp(0, rows - 1),
+    )
+}
+
+/// Where the box centres of a run of grid shapes lie, their largest box
+/// and how many there are.
+#[derive(Debug, Clone, Copy)]
+struct GridSpan {
+    lo: Vec2,
+    hi: Vec2,
+    largest: f32,
+    count: usize,
+}
+
+impl GridSpan {
+    /// The span of no shapes.
+    const EMPTY: GridSpan = GridSpan {
+        lo: Vec2::splat(f32::INFINITY),
+        hi: Vec2::splat(f32::NEG_INFINITY),
+        largest: 0.0,
+        count: 0,
+    };
+
+    /// The span of the grid shapes among shapes of `slots` with boxes
+    /// `enlarged`.
+    fn of(slots: &[Slot], enlarged: &[Aabb]) -> GridSpan {
+        let mut span = GridSpan::EMPTY;
+        for (slot, b) in slots.iter().zip(enlarged) {
+            if *slot == Slot::Grid {
+                span.lo = span.lo.min(b.center());
+                span.hi = span.hi.max(b.center());
+                span.largest = span.largest.max(box_size(b));
+                span.count += 1;
+            }
+        }
+        span
+    }
+
+    /// The span of both runs.
+    fn join(self, other: GridSpan) -> GridSpan {
+        GridSpan {
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+            largest: self.largest.max(other.largest),
+            count: self.count + other.count,
+        }
+    }
+}
+
+/// The index's trees, taken out of it while they are rebuilt (see
+/// [`Index::build_trees_and_grid`]).
+struct Trees {
+    fixed: AabbTree,
+    kinematic: AabbTree,
+    large: AabbTree,
+}
+
+impl Trees {
+    /// Rebuilds the kinematic and large-shape trees from the shapes'
+    /// `slots` and `enlarged` boxes, and the static one when the shapes
+    /// changed (`fresh`).
+    fn rebuild(&mut self, slots: &[Slot], enlarged: &[Aabb], fresh: bool) {
+        if fresh {
+            self.fixed.rebuild(boxes_in(slots, enlarged, Slot::Static));
+        }
+        self.large.rebuild(boxes_in(slots, enlarged, Slot::Large));
+        self.kinematic
+            .rebuild(boxes_in(slots, enlarged, Slot::Kinematic));
+    }
+
+    /// The static, kinematic and large-shape trees.
+    fn all(&self) -> [&AabbTree; 3] {
+        [&self.fixed, &self.kinematic, &self.large]
     }
 }
 

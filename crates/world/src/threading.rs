@@ -207,6 +207,9 @@ pub(crate) struct HelperBoard {
     job: OwnLine<AtomicPtr<()>>,
     /// The errand waiting for the helper (an `Errand`), or null.
     errand: AtomicPtr<()>,
+    /// An errand the leader holds back until it releases it (see
+    /// [`HelperBoard::with_held_errand`]), or null; only the leader uses it.
+    held: AtomicPtr<()>,
     /// Helpers between reading `job` and being done with what it pointed
     /// to: a job is not dropped while any are.
     visiting: OwnLine<AtomicUsize>,
@@ -298,6 +301,37 @@ impl HelperBoard {
         errand: impl FnOnce() -> R + Send,
         lead: impl FnOnce() -> A,
     ) -> (A, R) {
+        self.errand_while(errand, lead, false)
+    }
+
+    /// [`HelperBoard::with_errand`], with the errand held back from the
+    /// helper until `lead` calls [`HelperBoard::release_errand`]: so the
+    /// helper stays free for the jobs `lead` shares first.
+    pub fn with_held_errand<A, R: Send>(
+        &self,
+        errand: impl FnOnce() -> R + Send,
+        lead: impl FnOnce() -> A,
+    ) -> (A, R) {
+        self.errand_while(errand, lead, true)
+    }
+
+    /// Lets the helper take the errand held back (none if there is none or
+    /// it was released already).
+    pub fn release_errand(&self) {
+        let held = self.held.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        if !held.is_null() {
+            self.errand.store(held, Ordering::SeqCst);
+        }
+    }
+
+    /// Runs `lead` with `errand` on the board, posted at once or, if
+    /// `held`, once `lead` releases it.
+    fn errand_while<A, R: Send>(
+        &self,
+        errand: impl FnOnce() -> R + Send,
+        lead: impl FnOnce() -> A,
+        held: bool,
+    ) -> (A, R) {
         let task = std::sync::Mutex::new(Some(errand));
         let result = std::sync::Mutex::new(None);
         let run = || {
@@ -315,11 +349,13 @@ impl HelperBoard {
             run: &run,
         };
         let pointer = std::ptr::from_ref(&posted).cast_mut().cast::<()>();
-        self.errand.store(pointer, Ordering::SeqCst);
+        let slot = if held { &self.held } else { &self.errand };
+        slot.store(pointer, Ordering::SeqCst);
         // Withdraws the errand (even while unwinding) and runs it here if
         // the helper did not take it; otherwise waits until it is done, so
         // that nothing it reads or writes is dropped under it.
         let finish = OnDrop(|| {
+            self.held.store(std::ptr::null_mut(), Ordering::SeqCst);
             self.errand.store(std::ptr::null_mut(), Ordering::SeqCst);
             let mut spins = 0;
             while self.visiting.0.load(Ordering::SeqCst) != 0 {
@@ -524,6 +560,38 @@ mod tests {
         assert_eq!(led, "led");
         assert_ne!(errand_thread, leader, "the waiting helper ran the errand");
         assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+    }
+
+    #[test]
+    fn a_held_errand_waits_for_its_release_while_jobs_are_shared() {
+        let board = HelperBoard::default();
+        let released = AtomicBool::new(false);
+        let ran_after_release = AtomicBool::new(false);
+        let errand = || {
+            ran_after_release.store(released.load(Ordering::Acquire), Ordering::Release);
+        };
+        let lead = || {
+            // Long enough for a waiting helper to have taken a posted errand.
+            let start = std::time::Instant::now();
+            while start.elapsed() < std::time::Duration::from_millis(20) {
+                std::thread::yield_now();
+            }
+            board.share(8, &|_| {});
+            released.store(true, Ordering::Release);
+            board.release_errand();
+        };
+        std::thread::scope(|scope| {
+            let close = board.closer();
+            scope.spawn(|| board.help());
+            board.with_held_errand(errand, lead);
+            drop(close);
+        });
+        // Released as the lead part ends, it ran on either thread, but only
+        // then.
+        assert!(
+            ran_after_release.load(Ordering::Acquire),
+            "the errand ran before it was released"
+        );
     }
 
     #[test]

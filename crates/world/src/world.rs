@@ -480,7 +480,7 @@ impl World {
         let ((pairs, views), warm, broadphase) = match threading {
             Threading::Pool => {
                 let lead =
-                    |board: &HelperBoard| board.with_errand(copy, || find_pairs(Some(board)));
+                    |board: &HelperBoard| board.with_held_errand(copy, || find_pairs(Some(board)));
                 let ((found, warm), ()) = with_helper(lead, || ());
                 (found, warm, clock.lap())
             }
