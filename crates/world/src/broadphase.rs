@@ -750,7 +750,7 @@ impl Index {
             Some(board) if pairs.len() >= NEAR_SHARED_MIN => {
                 let mid = pairs.len() / 2;
                 let (front, back) = slots.split_at_mut(mid);
-                let mut halves = [(front, 0), (back, 0)];
+                let mut halves = [(front, None), (back, None)];
                 let tasks = TaskSlots::new(&mut halves);
                 board.share(2, &|half| {
                     // SAFETY: each half is picked once, so its slots are its own.
@@ -760,9 +760,12 @@ impl Index {
                     } else {
                         &pairs[mid..]
                     };
-                    *len = self.pick_near_into(pairs, needed, slots);
+                    *len = Some(self.pick_near_into(pairs, needed, slots));
                 });
-                let [(_, front_len), (_, back_len)] = halves;
+                // As for the boxes' update: a half that panicked wrote
+                // only some of its slots.
+                let failed = "a half of the near pairs' pick failed on another thread";
+                let [front_len, back_len] = halves.map(|(_, len)| len.expect(failed));
                 slots.copy_within(mid..mid + back_len, front_len);
                 front_len + back_len
             }
@@ -925,23 +928,26 @@ impl Index {
             static_bands: &mut back_bands.statics,
             kinematic_bands: &mut back_bands.kinematics,
         };
-        let mut parts = [(front, 0), (back, 0)];
+        let mut parts = [(front, None), (back, None)];
         match board {
             Some(board) => {
                 let tasks = TaskSlots::new(&mut parts);
                 board.share(2, &|k| {
                     // SAFETY: each part is updated once, so it is its own.
                     let (part, moved) = unsafe { tasks.at(k) };
-                    *moved = part.update(&step);
+                    *moved = Some(part.update(&step));
                 });
             }
             None => {
                 for (part, moved) in &mut parts {
-                    *moved = part.update(&step);
+                    *moved = Some(part.update(&step));
                 }
             }
         }
-        let count = parts[0].1 + parts[1].1;
+        // A part that panicked on the helper left its slots unwritten; its
+        // panic reaches the caller once this thread is done.
+        let failed = "a part of the boxes' update failed on another thread";
+        let count = parts.iter().map(|(_, moved)| moved.expect(failed)).sum();
         // The back part's bands follow the front's, keeping them sorted by
         // shape.
         self.static_bands
@@ -1076,10 +1082,10 @@ impl Index {
             large: std::mem::take(&mut self.large_tree),
         };
         let index = &*self;
-        let mut block_columns = 0;
+        let mut block_columns = None;
         let mut build = || {
             trees.rebuild(&index.slots, &index.enlarged, fresh);
-            block_columns = blocks.build(&layout, &trees.all());
+            block_columns = Some(blocks.build(&layout, &trees.all()));
         };
         let mut sorted = None;
         let sort = || {
@@ -1108,6 +1114,11 @@ impl Index {
         self.static_tree = trees.fixed;
         self.kinematic_tree = trees.kinematic;
         self.large_tree = trees.large;
+        // A part that panicked on the helper left its work undone; its panic
+        // reaches the caller once this thread is done.
+        let failed = "a part of the grid's build failed on another thread";
+        let block_columns = block_columns.expect(failed);
+        assert_eq!(sorted.is_some(), count > 0, "{failed}");
         let (cell_start, items) = sorted.unwrap_or((&[], &[]));
         Grid {
             origin: layout.origin,
@@ -1133,15 +1144,17 @@ impl Index {
         let span = match helper {
             Some(board) if slots.len() >= GRID_SHARED_MIN => {
                 let mid = slots.len() / 2;
-                let mut halves = [GridSpan::EMPTY; 2];
+                let mut halves = [None; 2];
                 let spans = TaskSlots::new(&mut halves);
                 board.share(2, &|half| {
                     let range = if half == 0 { 0..mid } else { mid..slots.len() };
                     let span = GridSpan::of(&slots[range.clone()], &enlarged[range]);
                     // SAFETY: each half is measured once, so its slot is its own.
-                    *unsafe { spans.at(half) } = span;
+                    *unsafe { spans.at(half) } = Some(span);
                 });
-                halves[0].join(halves[1])
+                let failed = "a half of the grid's layout failed on another thread";
+                let [front, back] = halves.map(|span| span.expect(failed));
+                front.join(back)
             }
             _ => GridSpan::of(slots, enlarged),
         };
