@@ -406,9 +406,7 @@ struct Index {
     slots: Vec<Slot>,
     /// Per shape: its body, so the search never reads bodies or colliders.
     owners: Vec<u32>,
-    static_tree: AabbTree,
-    kinematic_tree: AabbTree,
-    large_tree: AabbTree,
+    trees: Trees,
     /// The box size above which the last classification sent a grid shape
     /// to the large-shape tree.
     large_limit: f32,
@@ -551,23 +549,18 @@ impl BroadPhase {
         // has no more to share with it for a while: when a grid is built,
         // after the search for pairs, while the pairs found are sorted (see
         // also `Search::find_moved`); else now.
-        let release = || {
-            if let Some(board) = sharing.helper {
-                board.release_errand();
-            }
-        };
         // A fresh start rebuilds even with no shape left, so that nothing
         // stale stays in the trees.
         let few = (1..=FEW_MOVED).contains(&moved) && !fresh;
         if few || (moved == 0 && !fresh) {
-            release();
+            sharing.release_errand();
         }
         if few {
             // A handful moved: their partners are found by testing every
             // box, with no grid. The kinematic tree, which continuous
             // collision reads, must still follow its shapes.
             if index.kinematic_moved() {
-                index.rebuild_kinematic_tree();
+                index.trees.rebuild_kinematic(&index.slots, &index.enlarged);
             }
             let index = &self.index;
             let partners = |m, out: &mut Vec<u32>| index.overlapping(m, out);
@@ -596,7 +589,7 @@ impl BroadPhase {
             let finder = PairFinder { index, grid: &grid };
             if full {
                 let found = self.search.find_all(&finder, sharing);
-                release();
+                sharing.release_errand();
                 let count = found.iter().map(|c| c.pairs.len()).sum();
                 let sort = SortSlots {
                     starts: room.take_or(2 * (shapes + 1), &mut spare.starts),
@@ -627,8 +620,8 @@ impl BroadPhase {
     /// Shapes of static and kinematic bodies whose boxes overlap `aabb`.
     pub fn query_fixed(&self, aabb: &Aabb, out: &mut Vec<u32>) {
         out.clear();
-        self.index.static_tree.query(aabb, out);
-        self.index.kinematic_tree.query(aabb, out);
+        self.index.trees.fixed.query(aabb, out);
+        self.index.trees.kinematic.query(aabb, out);
     }
 }
 
@@ -707,9 +700,7 @@ impl Search {
                 }
             }
         });
-        if let Some(board) = sharing.helper {
-            board.release_errand();
-        }
+        sharing.release_errand();
         // The first task's buffer gathers the others' pairs (on the calling
         // thread there is only one).
         let found = match self.chunks[..chunks].split_first_mut() {
@@ -1037,13 +1028,6 @@ impl Index {
         }
     }
 
-    /// Rebuilds the kinematic tree from the kinematic shapes' enlarged
-    /// boxes.
-    fn rebuild_kinematic_tree(&mut self) {
-        let items = boxes_in(&self.slots, &self.enlarged, Slot::Kinematic);
-        self.kinematic_tree.rebuild(items);
-    }
-
     /// Whether a kinematic shape's needed box left its enlarged box this
     /// step.
     fn kinematic_moved(&self) -> bool {
@@ -1076,11 +1060,7 @@ impl Index {
             let items = room.take_or(count, spare.items);
             (starts, items)
         });
-        let mut trees = Trees {
-            fixed: std::mem::take(&mut self.static_tree),
-            kinematic: std::mem::take(&mut self.kinematic_tree),
-            large: std::mem::take(&mut self.large_tree),
-        };
+        let mut trees = std::mem::take(&mut self.trees);
         let index = &*self;
         let mut block_columns = None;
         let mut build = || {
@@ -1111,9 +1091,7 @@ impl Index {
                 sort();
             }
         }
-        self.static_tree = trees.fixed;
-        self.kinematic_tree = trees.kinematic;
-        self.large_tree = trees.large;
+        self.trees = trees;
         // A part that panicked on the helper left its work undone; its panic
         // reaches the caller once this thread is done.
         let failed = "a part of the grid's build failed on another thread";
@@ -1306,8 +1284,11 @@ impl GridSpan {
     }
 }
 
-/// The index's trees, taken out of it while they are rebuilt (see
+/// The index's trees: of static shapes (rebuilt only when the shapes
+/// change), of kinematic ones, and of large dynamic ones. Taken out of the
+/// index while they are rebuilt beside the grid (see
 /// [`Index::build_trees_and_grid`]).
+#[derive(Debug, Default)]
 struct Trees {
     fixed: AabbTree,
     kinematic: AabbTree,
@@ -1323,6 +1304,12 @@ impl Trees {
             self.fixed.rebuild(boxes_in(slots, enlarged, Slot::Static));
         }
         self.large.rebuild(boxes_in(slots, enlarged, Slot::Large));
+        self.rebuild_kinematic(slots, enlarged);
+    }
+
+    /// Rebuilds the kinematic tree from the kinematic shapes' `enlarged`
+    /// boxes.
+    fn rebuild_kinematic(&mut self, slots: &[Slot], enlarged: &[Aabb]) {
         self.kinematic
             .rebuild(boxes_in(slots, enlarged, Slot::Kinematic));
     }
@@ -1562,7 +1549,7 @@ impl PairFinder<'_> {
                     .map(|&(b, _)| b),
             );
         } else {
-            for tree in [&index.static_tree, &index.kinematic_tree, &index.large_tree] {
+            for tree in index.trees.all() {
                 tree.for_each_overlap(query, |b, _| {
                     if b != a {
                         out.push(b);
@@ -1618,10 +1605,10 @@ impl PairFinder<'_> {
         let query = &index.enlarged[a as usize];
         let scratch = &mut buffers.scratch;
         scratch.clear();
-        for tree in [&index.static_tree, &index.kinematic_tree] {
+        for tree in [&index.trees.fixed, &index.trees.kinematic] {
             tree.for_each_overlap(query, |b, _| scratch.push(b));
         }
-        index.large_tree.for_each_overlap(query, |b, _| {
+        index.trees.large.for_each_overlap(query, |b, _| {
             if b > a {
                 scratch.push(b);
             }
@@ -1924,7 +1911,8 @@ mod tests {
             let bar_box = index.enlarged[0];
             let mut held = Vec::new();
             index
-                .kinematic_tree
+                .trees
+                .kinematic
                 .for_each_overlap(&bar_box, |shape, aabb| held.push((shape, *aabb)));
             assert_eq!(held, vec![(0, bar_box)], "step {step}");
         }

@@ -66,6 +66,16 @@ pub(crate) struct Sharing<'a> {
     pub helper: Option<&'a HelperBoard>,
 }
 
+impl Sharing<'_> {
+    /// Lets the helper, if any, take the errand held back from it (see
+    /// [`HelperBoard::release_errand`]).
+    pub fn release_errand(&self) {
+        if let Some(board) = self.helper {
+            board.release_errand();
+        }
+    }
+}
+
 /// Which end of a run of blocks a thread takes its blocks from. The leader
 /// works from the front and helpers from the back, so each thread keeps to
 /// roughly the same data from one phase to the next (and it stays in its
@@ -265,19 +275,15 @@ impl HelperBoard {
                 .load(Ordering::SeqCst)
                 .cast::<SharedJob>()
                 .cast_const();
+            let errand = || self.errand.load(Ordering::SeqCst).cast::<Errand>();
             // SAFETY: a non-null `job` points to a posted job, alive while
-            // this thread is counted as visiting (see above).
+            // this thread is counted as visiting (see above); an errand
+            // likewise, and once claimed it stays alive until it is done
+            // (see `with_errand`), visiting or not.
             if let Some(job) = unsafe { job.as_ref() } {
                 job.claims.work(End::Back, job.blocks, job.run);
                 spins = 0;
-                drop(visit);
-                pause(&mut spins);
-                continue;
-            }
-            let errand = self.errand.load(Ordering::SeqCst).cast::<Errand>();
-            // SAFETY: as for the job; once claimed, the errand stays alive
-            // until it is done (see `with_errand`), visiting or not.
-            if let Some(errand) = unsafe { errand.cast_const().as_ref() } {
+            } else if let Some(errand) = unsafe { errand().cast_const().as_ref() } {
                 // Claimed while visiting: the leader, having withdrawn the
                 // errand, then sees the claim and waits for it to be done.
                 if errand.claim() {

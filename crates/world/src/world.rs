@@ -467,11 +467,12 @@ impl World {
         // Last step's impulses must be copied aside before the contacts are
         // made again; on several threads another thread does it as an
         // errand while the broadphase, which is mostly serial, runs (and its
-        // time counts as the broadphase's, which it does not lengthen).
-        // That thread takes the broadphase's shared work first (the boxes'
-        // update, which comes first, then the searches), and returns to the
-        // pool as the broadphase ends: awake, so it joins in making the
-        // contacts at once.
+        // time counts as the broadphase's, which it does not lengthen). The
+        // errand is held back until the broadphase releases it, so that
+        // thread first takes the work the broadphase shares (the boxes, the
+        // grid, the search for pairs); it returns to the pool as the
+        // broadphase ends: awake, so it joins in making the contacts at
+        // once.
         let copy = || {
             // Moved in, so the copy may hand back slots borrowed from it.
             let slots = warm_slots;
