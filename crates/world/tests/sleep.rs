@@ -278,6 +278,43 @@ fn a_ball_on_a_slow_kinematic_platform_is_carried_and_never_sleeps() {
 }
 
 #[test]
+fn a_platform_that_starts_moving_as_its_load_would_fall_asleep_keeps_it_awake() {
+    // A ball resting on a kinematic platform at rest falls asleep after
+    // the sleep time, like one on the ground; find that step.
+    let scene = |world: &mut World| {
+        let platform = world.create_body(BodyDef::kinematic()).unwrap();
+        let deck = Segment::new(Vec2::new(-5.0, 0.0), Vec2::new(5.0, 0.0)).unwrap();
+        world
+            .add_shape(platform, deck, Material::default())
+            .unwrap();
+        let ball = add_ball(world, 0.0, 0.5, 0.5, Material::default());
+        (platform, ball)
+    };
+    let mut still = world(true);
+    let (_, ball) = scene(&mut still);
+    let mut asleep_at = 0;
+    while !still.body(ball).unwrap().is_sleeping() {
+        assert!(asleep_at < 300, "the ball on a still platform never slept");
+        still.step();
+        asleep_at += 1;
+    }
+    // The platform starts to move just before that step: the ball, still
+    // slow enough to count as at rest, is now carried and must stay awake.
+    let mut world = world(true);
+    let (platform, ball) = scene(&mut world);
+    for _ in 1..asleep_at {
+        world.step();
+    }
+    world
+        .set_linear_velocity(platform, Vec2::new(0.02, 0.0))
+        .unwrap();
+    for _ in 0..60 {
+        world.step();
+        assert!(!world.body(ball).unwrap().is_sleeping());
+    }
+}
+
+#[test]
 fn wake_body_wakes_the_whole_island() {
     let r = 0.5;
     let mut world = world(true);
