@@ -189,6 +189,8 @@ struct ChunkResult {
     kept: usize,
     /// Contact points in those contacts.
     points: usize,
+    /// How many of them are frozen contacts put back in place.
+    frozen: usize,
     /// The sleeping bodies they touch.
     wake: Vec<u32>,
 }
@@ -202,6 +204,12 @@ pub(crate) struct ContactSet {
     /// Last step's contacts among bodies that cannot move, with their ends,
     /// kept aside while `contacts` is rebuilt.
     frozen: Vec<(Contact, ContactEnds)>,
+    /// Scratch for the frozen contacts no chunk put back.
+    missing: Vec<(Contact, ContactEnds)>,
+    /// How many frozen contacts the chunks put back, and how many were
+    /// merged in after, over every update so far.
+    #[cfg(test)]
+    frozen_counts: [usize; 2],
     /// Whether `frozen` still holds exactly the contacts that cannot move:
     /// true from a step that kept contacts aside and woke no body until
     /// anything changes which bodies can move (see [`ContactSet::update`]).
@@ -284,7 +292,7 @@ impl ContactSet {
 
     /// The contacts' ends, complete, and the moves of contacts the last
     /// update left to make, which must be made before the contacts are
-    /// read (none unless the update was asked to leave them).
+    /// read (none unless the update shared its chunks with a helper).
     pub fn ends_and_moves(&mut self) -> (&[ContactEnds], PendingMoves<'_>) {
         let moves = PendingMoves {
             len: self.ends.len(),
@@ -375,7 +383,9 @@ impl ContactSet {
 
     /// Recomputes the manifolds of `pairs` and carries over the impulses of
     /// points that persist. With `any_sleeping`, last step's contacts among
-    /// bodies that cannot move are kept as they were.
+    /// bodies that cannot move are kept as they were: put back where their
+    /// pairs come, as the chunks are made (those whose pairs the
+    /// broadphase no longer reports are merged in after).
     ///
     /// Those frozen contacts are found by a pass over every contact, unless
     /// the last step found them, woke no body, and nothing since changed the
@@ -393,8 +403,8 @@ impl ContactSet {
     /// last step's impulses beside it, `warm` (see
     /// [`ContactSet::keep_warm_starts`]).
     ///
-    /// Shared with a helper and with no body asleep, the runs of the chunks
-    /// the helper made are not moved here, only their ends: those moves are
+    /// Shared with a helper, the runs of the chunks the helper made are not
+    /// moved here, only their ends: those moves are
     /// left to make (see [`ContactSet::ends_and_moves`]), by the thread
     /// that made the runs, while the ends are already read.
     pub fn update(
@@ -435,6 +445,7 @@ impl ContactSet {
         let fill = ChunkFill {
             inputs,
             warm,
+            frozen: &self.frozen,
             any_sleeping,
         };
         let slots = Slots {
@@ -444,9 +455,7 @@ impl ContactSet {
         let results = &mut self.chunk_results[..chunks];
         let len = if let Some(board) = helper {
             self.chunk_ready.resize_with(chunks, AtomicUsize::default);
-            // Frozen contacts are merged into the list below, which must
-            // then be in place.
-            let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks], !any_sleeping);
+            let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
             let results = TaskSlots::new(results);
             board.share(chunks, &|k| {
                 let pairs = &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
@@ -481,15 +490,54 @@ impl ContactSet {
             }
             self.ends.set_len(len);
         }
-        merge_sorted(&mut self.contacts, &mut self.ends, &self.frozen);
+        let results = &self.chunk_results[..chunks];
+        let put_back: usize = results.iter().map(|r| r.frozen).sum();
+        self.points = results.iter().map(|r| r.points).sum();
+        if put_back < self.frozen.len() {
+            self.merge_missing_frozen();
+        }
+        #[cfg(test)]
+        {
+            self.frozen_counts[0] += put_back;
+        }
         self.to_wake.clear();
-        self.points = self.frozen.iter().map(|(c, _)| c.manifold.count).sum();
         for result in &self.chunk_results[..chunks] {
             self.to_wake.extend_from_slice(&result.wake);
-            self.points += result.points;
         }
         // Bodies woken after this step change which contacts are frozen.
         self.frozen_current = any_sleeping && self.to_wake.is_empty();
+    }
+}
+
+impl ContactSet {
+    /// Merges into the list the frozen contacts whose pairs the broadphase
+    /// no longer reported (their boxes parted while the bodies slept), so
+    /// that no chunk put them back. Rare: it first moves the contacts
+    /// left to move, then searches for each frozen contact.
+    fn merge_missing_frozen(&mut self) {
+        let len = self.ends.len();
+        PendingMoves {
+            contacts: &mut self.contacts,
+            runs: &mut self.pending,
+            len,
+        }
+        .make();
+        let mut missing = std::mem::take(&mut self.missing);
+        missing.clear();
+        for &(contact, ends) in &self.frozen {
+            let key = contact.key();
+            let at = self.contacts.partition_point(|c| c.key() < key);
+            if self.contacts.get(at).map_or(true, |c| c.key() != key) {
+                missing.push((contact, ends));
+                self.points += contact.manifold.count;
+            }
+        }
+        merge_sorted(&mut self.contacts, &mut self.ends, &missing);
+        #[cfg(test)]
+        {
+            self.frozen_counts[1] += missing.len();
+        }
+        self.missing = missing;
     }
 }
 
@@ -509,11 +557,10 @@ impl ContactSet {
 /// slots of chunks already moved and of its own, and is not moved. The
 /// result is the same whoever moves what.
 ///
-/// Asked to `leave` moves, the runs of chunks made on a thread other than
-/// the one that created this (the leader's helper, which takes chunks from
-/// the back, so they follow all of the leader's) and of every chunk after
-/// the first of them are not moved: only their ends are, and `end`
-/// advances as if they were. Their contacts stay in their own slots, which
+/// The runs of chunks made on a thread other than the one that created
+/// this (the leader's helper, which takes chunks from the back, so they
+/// follow all of the leader's) and of every chunk after the first of them
+/// are not moved: only their ends are, and `end` advances as if they were. Their contacts stay in their own slots, which
 /// nothing writes again (no chunk is made in place once a run was left),
 /// until [`PendingMoves`] moves them, in the same order.
 struct InOrderMoves<'a> {
@@ -529,18 +576,16 @@ struct InOrderMoves<'a> {
     /// by the thread holding `moving`).
     next: AtomicUsize,
     end: AtomicUsize,
-    /// Whether the runs of chunks made by threads other than `leader` (the
-    /// one that created this) are left to move later, and whether a run
-    /// was left yet.
-    leave: bool,
+    /// The thread that created this, whose chunks' runs are moved as they
+    /// are made; and whether a run was left to move later yet.
     leader: std::thread::ThreadId,
     left: AtomicBool,
 }
 
 /// Marks a chunk made where its run goes (see [`InOrderMoves`]).
 const IN_PLACE: usize = 1 << (usize::BITS - 1);
-/// Marks a chunk made on another thread than the leader, when runs are to
-/// be left (see [`InOrderMoves`]).
+/// Marks a chunk made on another thread than the leader, whose run is left
+/// to move later (see [`InOrderMoves`]).
 const MADE_ELSEWHERE: usize = 1 << (usize::BITS - 2);
 
 /// The run length (plus one) of a chunk's `ready` entry, without its
@@ -560,7 +605,7 @@ fn left_to_move(ready: usize, left_before: bool) -> bool {
 unsafe impl Sync for InOrderMoves<'_> {}
 
 impl<'a> InOrderMoves<'a> {
-    fn new(slots: Slots<'a>, ready: &'a mut [AtomicUsize], leave: bool) -> Self {
+    fn new(slots: Slots<'a>, ready: &'a mut [AtomicUsize]) -> Self {
         for r in ready.iter_mut() {
             *r.get_mut() = 0;
         }
@@ -571,7 +616,6 @@ impl<'a> InOrderMoves<'a> {
             moving: AtomicBool::new(false),
             next: AtomicUsize::new(0),
             end: AtomicUsize::new(0),
-            leave,
             leader: std::thread::current().id(),
             left: AtomicBool::new(false),
         }
@@ -618,7 +662,7 @@ impl<'a> InOrderMoves<'a> {
     /// run that can now be moved.
     fn finished(&self, k: usize, kept: usize, in_place: bool) {
         let placed = if in_place { IN_PLACE } else { 0 };
-        let elsewhere = self.leave && std::thread::current().id() != self.leader;
+        let elsewhere = std::thread::current().id() != self.leader;
         let placed = placed | if elsewhere { MADE_ELSEWHERE } else { 0 };
         // Sequentially consistent here and in `advance`: a maker that finds
         // `moving` taken must be sure the mover, on letting go, sees its
@@ -709,6 +753,8 @@ impl<'a> InOrderMoves<'a> {
 struct ChunkFill<'a> {
     inputs: &'a ContactInputs<'a>,
     warm: &'a [WarmStart],
+    /// Last step's contacts among bodies that cannot move, sorted by pair.
+    frozen: &'a [(Contact, ContactEnds)],
     any_sleeping: bool,
 }
 
@@ -724,13 +770,15 @@ impl ChunkFill<'_> {
     /// the first of `slots` (as many as there are pairs), with their warm
     /// starts, and what they came to into `result`.
     fn chunk(&self, mut slots: Slots, pairs: &[Pair], result: &mut ChunkResult) {
-        let (kept, points) = if self.inputs.batch_rounded {
+        let made = if self.inputs.batch_rounded {
             self.fill_batched(&mut slots, pairs)
         } else {
             self.fill_directly(&mut slots, pairs)
         };
+        let kept = made.kept;
         result.kept = kept;
-        result.points = points;
+        result.points = made.points;
+        result.frozen = made.frozen_kept;
         result.wake.clear();
         if self.any_sleeping {
             let views = self.inputs.views;
@@ -743,33 +791,39 @@ impl ChunkFill<'_> {
 
     /// Writes the contacts of `pairs` that have points into the first of
     /// `slots`, each manifold computed as its pair comes, with their warm
-    /// starts; returns how many, and how many points they have.
-    fn fill_directly(&self, slots: &mut Slots, pairs: &[Pair]) -> (usize, usize) {
-        let mut made = MadeContacts::new(slots, self.warm, pairs);
+    /// starts, and the frozen contacts of pairs that cannot move; returns
+    /// what it made.
+    fn fill_directly<'s>(&self, slots: &'s mut Slots, pairs: &[Pair]) -> MadeContacts<'s, '_> {
+        let mut made = MadeContacts::new(slots, self.warm, self.frozen, pairs);
         for &pair in pairs {
             let manifold = match self.inputs.shapes_of(pair) {
-                PairShapes::Fixed => ContactManifold::EMPTY,
+                PairShapes::Fixed => {
+                    made.keep_frozen(pair);
+                    continue;
+                }
                 PairShapes::Placed(a, b, reach) => collide_placed(a, b, reach),
                 PairShapes::Unplaced(reach) => self.inputs.collide_unplaced(pair, reach),
             };
             let (contact, bodies) = self.inputs.new_contact(pair, manifold);
             made.keep(contact, bodies);
         }
-        (made.kept, made.points)
+        made
     }
 
     /// What [`ChunkFill::fill_directly`] does, with the manifolds computed
     /// first so that pairs of rounded segments go eight at a time (see
     /// [`ManifoldBatch`]). Worth it only when there are such pairs: circles
     /// alone pay for the extra pass.
-    fn fill_batched(&self, slots: &mut Slots, pairs: &[Pair]) -> (usize, usize) {
+    fn fill_batched<'s>(&self, slots: &'s mut Slots, pairs: &[Pair]) -> MadeContacts<'s, '_> {
         let mut manifolds = [MaybeUninit::<ContactManifold>::uninit(); MANIFOLD_CHUNK];
         let manifolds = &mut manifolds[..pairs.len()];
+        let mut fixed = [false; MANIFOLD_CHUNK];
         let mut batch = ManifoldBatch::new();
         for (slot, &pair) in pairs.iter().enumerate() {
             match self.inputs.shapes_of(pair) {
                 PairShapes::Fixed => {
                     manifolds[slot].write(ContactManifold::EMPTY);
+                    fixed[slot] = true;
                 }
                 PairShapes::Placed(a, b, reach) => batch.collide(a, b, reach, slot, manifolds),
                 PairShapes::Unplaced(reach) => {
@@ -780,17 +834,22 @@ impl ChunkFill<'_> {
         batch.flush(manifolds);
         // SAFETY: every slot was written above or by the batch.
         let manifolds = unsafe { assume_written(manifolds) };
-        let mut made = MadeContacts::new(slots, self.warm, pairs);
-        for (&pair, &manifold) in pairs.iter().zip(manifolds.iter()) {
-            let (contact, bodies) = self.inputs.new_contact(pair, manifold);
-            made.keep(contact, bodies);
+        let mut made = MadeContacts::new(slots, self.warm, self.frozen, pairs);
+        for ((&pair, &manifold), &fixed) in pairs.iter().zip(manifolds.iter()).zip(&fixed) {
+            if fixed {
+                made.keep_frozen(pair);
+            } else {
+                let (contact, bodies) = self.inputs.new_contact(pair, manifold);
+                made.keep(contact, bodies);
+            }
         }
-        (made.kept, made.points)
+        made
     }
 }
 
 /// A chunk's contacts as they are made, in pair order: those with points
-/// are warm-started and written one after the other.
+/// are warm-started and written one after the other, and a pair of bodies
+/// that cannot move gets its frozen contact back, if it had one.
 struct MadeContacts<'s, 'w> {
     contacts: &'s mut [MaybeUninit<Contact>],
     ends: &'s mut [MaybeUninit<ContactEnds>],
@@ -800,6 +859,12 @@ struct MadeContacts<'s, 'w> {
     /// pass along them finds every match; `next` is where the pass is.
     previous: &'w [WarmStart],
     next: usize,
+    /// The frozen contacts, sorted by pair likewise, and where the pass
+    /// along them is.
+    frozen: &'w [(Contact, ContactEnds)],
+    next_frozen: usize,
+    /// How many of the kept contacts are frozen ones.
+    frozen_kept: usize,
 }
 
 impl<'s, 'w> MadeContacts<'s, 'w> {
@@ -808,6 +873,7 @@ impl<'s, 'w> MadeContacts<'s, 'w> {
     fn new(
         slots: &'s mut Slots,
         previous: &'w [WarmStart],
+        frozen: &'w [(Contact, ContactEnds)],
         pairs: &[Pair],
     ) -> MadeContacts<'s, 'w> {
         let first = pairs.first().map_or(0, |p| pair_key(p.a, p.b));
@@ -818,6 +884,28 @@ impl<'s, 'w> MadeContacts<'s, 'w> {
             points: 0,
             previous,
             next: previous.partition_point(|p| p.key < first),
+            frozen,
+            next_frozen: frozen.partition_point(|(c, _)| c.key() < first),
+            frozen_kept: 0,
+        }
+    }
+
+    /// Writes the frozen contact of `pair`, whose bodies cannot move, if
+    /// it has one; pairs must come in pair order.
+    fn keep_frozen(&mut self, pair: Pair) {
+        let key = pair_key(pair.a, pair.b);
+        let frozen = self.frozen;
+        while self.next_frozen < frozen.len() && frozen[self.next_frozen].0.key() < key {
+            self.next_frozen += 1;
+        }
+        if let Some(&(contact, ends)) = frozen.get(self.next_frozen).filter(|(c, _)| c.key() == key)
+        {
+            self.points += contact.manifold.count;
+            self.ends[self.kept].write(ends);
+            self.contacts[self.kept].write(contact);
+            self.kept += 1;
+            self.frozen_kept += 1;
+            self.next_frozen += 1;
         }
     }
 
@@ -1069,6 +1157,67 @@ mod tests {
             compared += a.len();
         }
         assert!(compared > 10_000, "only {compared} contacts compared");
+    }
+
+    #[test]
+    fn frozen_contacts_come_back_in_place_the_same_on_the_calling_thread_and_shared() {
+        // Two copies of a pile that falls asleep while a ball far off keeps
+        // falling, so steps go on: one makes its contacts on the calling
+        // thread, the other shares the chunks out in a pool of four. The
+        // contacts among sleeping bodies are put back by the chunks where
+        // their pairs come, or merged in after when the broadphase no
+        // longer reports their pairs (as once the speculative distance
+        // shrinks, for those of them with a gap); either way both lists
+        // are the same, step after step, and both ways are taken.
+        use crate::body::{BodyDef, Material};
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let pile = || {
+            let mut world = Scene::circle_pile(400).build_world().unwrap();
+            let ball = world
+                .create_body(BodyDef::dynamic().position(1.0e4, 0.0))
+                .unwrap();
+            let disc = carom_shapes::Circle::new(glam::Vec2::ZERO, 0.5).unwrap();
+            world.add_shape(ball, disc, Material::default()).unwrap();
+            world
+        };
+        let (mut calling, mut shared) = (pile(), pile());
+        let mut slept = false;
+        for step in 0..900 {
+            if step == 600 {
+                for world in [&mut calling, &mut shared] {
+                    let mut settings = *world.settings();
+                    settings.speculative_distance = 0.002;
+                    world.set_settings(settings).unwrap();
+                }
+            }
+            calling.step_with(Threading::Calling);
+            pool.install(|| shared.step_with(Threading::Pool));
+            let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
+            assert_same_contacts(a, b, step);
+            assert_ends_follow(&calling, step);
+            assert_ends_follow(&shared, step);
+            // Each pair once, in order, and every contact kept aside is back.
+            let keys: Vec<u64> = a.iter().map(Contact::key).collect();
+            assert!(keys.windows(2).all(|k| k[0] < k[1]), "step {step}");
+            for (c, _) in &calling.contacts.frozen {
+                assert!(
+                    calling.contacts.contains_pair(c.shape_a, c.shape_b),
+                    "step {step}"
+                );
+            }
+            slept |= calling.stats().sleeping_bodies > 0;
+        }
+        assert!(slept, "the pile never slept");
+        for world in [&calling, &shared] {
+            let [put_back, merged] = world.contacts.frozen_counts;
+            assert!(
+                put_back > 0 && merged > 0,
+                "put back {put_back}, merged {merged}"
+            );
+        }
     }
 
     #[test]

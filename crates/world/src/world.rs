@@ -506,9 +506,9 @@ impl World {
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
         let (settings, bodies) = (&self.settings, &self.bodies);
         let mut make_contacts = |helper: Option<&HelperBoard>| {
-            // With the other thread on a board and no body asleep, the moves
-            // of its runs are left to make while the solver colours the
-            // contacts (see `Solver::step`).
+            // With the other thread on a board, the moves of its runs are
+            // left to make while the solver colours the contacts (see
+            // `Solver::step`).
             contacts.update(pairs, &inputs, any_sleeping, changed, warm, helper)
         };
         let load = || solver.load(settings, bodies, threading, changed);
