@@ -574,10 +574,12 @@ impl World {
         }
         if self.settings.sleep {
             let bodies = self.bodies.in_step();
-            if self
-                .islands
-                .fall_asleep(bodies, &self.contacts, &self.settings, threading)
-            {
+            if self.islands.fall_asleep(
+                bodies,
+                &self.contacts,
+                &self.settings,
+                solved.start_poses.fast(),
+            ) {
                 self.bodies.note_change();
             }
         }

@@ -39,6 +39,7 @@ use crate::buffer::{resize_to_overwrite, Room, SharedScratch};
 use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::graph::{self, BodyMark, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
+use crate::sleep::SleepTimer;
 use crate::threading::{with_helper, HelperBoard, Threading};
 #[cfg(test)]
 use contact::{relative_velocity, ConstraintPoint, ContactConstraint};
@@ -234,6 +235,7 @@ impl Solver {
             solve: &solve,
             relax: &relax,
             restitution: &Restitution { ctx },
+            sleep: SleepTimer::of(settings),
         };
         // Preparing the batches, the substeps and storing what they did run
         // as one sequence of stages on the same threads.

@@ -34,6 +34,7 @@ use super::{
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
 use crate::graph;
+use crate::sleep::SleepTimer;
 use crate::threading::{pause, BlockClaims, End, OnDrop, Threading};
 
 /// Bodies per block of an integration stage.
@@ -61,6 +62,8 @@ pub(crate) struct StepPasses<'a> {
     pub solve: &'a Solve,
     pub relax: &'a Solve,
     pub restitution: &'a Restitution,
+    /// Advances the sleep timers of the bodies stored, if bodies may sleep.
+    pub sleep: Option<SleepTimer>,
 }
 
 /// A constraint pass, named so that a stage can say which it runs.
@@ -571,6 +574,11 @@ impl Executor<'_> {
             mass.center = body.center;
         }
         let kept = keeps_start(body, &start);
+        // A body fast enough to be swept may yet be moved back, so its timer
+        // waits for that (see `Islands::fall_asleep`).
+        if let Some(timer) = self.passes.sleep.filter(|_| kept != Kept::Fast) {
+            timer.advance(body);
+        }
         // SAFETY: body `i`'s entries are this thread's, like the body.
         unsafe {
             *self.kept.add(i) = kept;
