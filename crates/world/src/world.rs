@@ -573,13 +573,19 @@ impl World {
             self.bodies.note_change();
         }
         if self.settings.sleep {
+            let (islands, contacts, settings) = (&mut self.islands, &self.contacts, &self.settings);
             let bodies = self.bodies.in_step();
-            if self.islands.fall_asleep(
-                bodies,
-                &self.contacts,
-                &self.settings,
-                solved.start_poses.fast(),
-            ) {
+            let swept = solved.start_poses.fast();
+            let fall_asleep = || islands.fall_asleep(bodies, contacts, settings, swept);
+            // The search for islands runs on this thread alone. Left in the
+            // pool that long, the other thread would fall asleep and be
+            // woken late for the next step's broadphase; waiting on a board
+            // it stays awake.
+            let slept = match threading {
+                Threading::Pool => with_helper(|_| fall_asleep(), || ()).0,
+                Threading::Calling => fall_asleep(),
+            };
+            if slept {
                 self.bodies.note_change();
             }
         }
