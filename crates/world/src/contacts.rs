@@ -404,9 +404,9 @@ impl ContactSet {
     /// [`ContactSet::keep_warm_starts`]).
     ///
     /// Shared with a helper, the runs of the chunks the helper made are not
-    /// moved here, only their ends: those moves are
-    /// left to make (see [`ContactSet::ends_and_moves`]), by the thread
-    /// that made the runs, while the ends are already read.
+    /// moved here, only their ends: those moves are left to make (see
+    /// [`ContactSet::ends_and_moves`]), by the thread that made the runs,
+    /// while the ends are already read.
     pub fn update(
         &mut self,
         pairs: &[Pair],
@@ -507,9 +507,7 @@ impl ContactSet {
         // Bodies woken after this step change which contacts are frozen.
         self.frozen_current = any_sleeping && self.to_wake.is_empty();
     }
-}
 
-impl ContactSet {
     /// Merges into the list the frozen contacts whose pairs the broadphase
     /// no longer reported (their boxes parted while the bodies slept), so
     /// that no chunk put them back. Rare: it first moves the contacts
@@ -560,9 +558,10 @@ impl ContactSet {
 /// The runs of chunks made on a thread other than the one that created
 /// this (the leader's helper, which takes chunks from the back, so they
 /// follow all of the leader's) and of every chunk after the first of them
-/// are not moved: only their ends are, and `end` advances as if they were. Their contacts stay in their own slots, which
-/// nothing writes again (no chunk is made in place once a run was left),
-/// until [`PendingMoves`] moves them, in the same order.
+/// are not moved: only their ends are, and `end` advances as if they were.
+/// Their contacts stay in their own slots, which nothing writes again (no
+/// chunk is made in place once a run was left), until [`PendingMoves`]
+/// moves them, in the same order.
 struct InOrderMoves<'a> {
     slots: *mut MaybeUninit<Contact>,
     /// The contacts' ends, moved alike.
@@ -1066,7 +1065,7 @@ impl ContactInputs<'_> {
 
 /// What a pair's manifold is computed from (see [`ContactInputs::shapes_of`]).
 enum PairShapes<'a> {
-    /// Neither body can move: no manifold.
+    /// Neither body can move: no manifold, last step's contact is kept.
     Fixed,
     /// Two placed shapes and the margin to collide them with.
     Placed(&'a PlacedShape, &'a PlacedShape, f32),

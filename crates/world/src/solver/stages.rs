@@ -4,11 +4,10 @@
 //! constraint batches; per substep, integrate velocities, warm start, solve
 //! and relax the regions of each region colour (see [`crate::graph`]), and
 //! integrate positions; then restitution per region colour; and last, copy
-//! the impulses back into the contacts and the motion into the bodies. Run
-//! as one parallel
-//! loop each, the helper thread would fall asleep between stages and have
-//! to be woken by a system call every time, which costs more than most
-//! stages. Instead the calling thread *leads*: it publishes the stages one
+//! the impulses back into the contacts and the motion into the bodies
+//! (advancing their sleep timers as well). Run as one parallel loop each,
+//! the helper thread would fall asleep between stages and have to be woken
+//! by a system call every time, which costs more than most stages. Instead the calling thread *leads*: it publishes the stages one
 //! by one, and helpers, started once per step, claim blocks of the current
 //! stage from an atomic counter and spin while they wait for the next.
 //!
