@@ -1130,6 +1130,22 @@ mod tests {
         }
     }
 
+    /// Steps `calling` on the calling thread and `shared` in `pool`, and
+    /// checks that they made the same contacts, each with its ends.
+    fn step_and_compare(
+        calling: &mut crate::World,
+        shared: &mut crate::World,
+        pool: &rayon::ThreadPool,
+        step: usize,
+    ) {
+        calling.step_with(Threading::Calling);
+        pool.install(|| shared.step_with(Threading::Pool));
+        let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
+        assert_same_contacts(a, b, step);
+        assert_ends_follow(calling, step);
+        assert_ends_follow(shared, step);
+    }
+
     #[test]
     fn contacts_made_on_the_calling_thread_match_those_shared_out() {
         // Two copies of a landing pile, one making its contacts on the
@@ -1147,13 +1163,8 @@ mod tests {
         let mut shared = Scene::circle_pile(3_000).build_world().unwrap();
         let mut compared = 0;
         for step in 0..60 {
-            calling.step_with(Threading::Calling);
-            pool.install(|| shared.step_with(Threading::Pool));
-            let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
-            assert_same_contacts(a, b, step);
-            assert_ends_follow(&calling, step);
-            assert_ends_follow(&shared, step);
-            compared += a.len();
+            step_and_compare(&mut calling, &mut shared, &pool, step);
+            compared += calling.contacts.len();
         }
         assert!(compared > 10_000, "only {compared} contacts compared");
     }
@@ -1192,14 +1203,14 @@ mod tests {
                     world.set_settings(settings).unwrap();
                 }
             }
-            calling.step_with(Threading::Calling);
-            pool.install(|| shared.step_with(Threading::Pool));
-            let (a, b) = (calling.contacts.as_slice(), shared.contacts.as_slice());
-            assert_same_contacts(a, b, step);
-            assert_ends_follow(&calling, step);
-            assert_ends_follow(&shared, step);
+            step_and_compare(&mut calling, &mut shared, &pool, step);
             // Each pair once, in order, and every contact kept aside is back.
-            let keys: Vec<u64> = a.iter().map(Contact::key).collect();
+            let keys: Vec<u64> = calling
+                .contacts
+                .as_slice()
+                .iter()
+                .map(Contact::key)
+                .collect();
             assert!(keys.windows(2).all(|k| k[0] < k[1]), "step {step}");
             for (c, _) in &calling.contacts.frozen {
                 assert!(
@@ -1289,28 +1300,6 @@ mod tests {
             left_out += stats.pairs - stats.manifolds;
         }
         assert!(left_out > 0, "no pair was left without a point");
-    }
-
-    #[test]
-    fn the_ends_follow_contacts_kept_aside_beside_sleeping_bodies() {
-        // A pile that falls asleep while a ball far off keeps falling, so
-        // steps go on: the contacts among the sleeping bodies are kept
-        // aside and merged back into the list each step.
-        use crate::body::{BodyDef, Material};
-        let mut world = Scene::circle_pile(400).build_world().unwrap();
-        let ball = world
-            .create_body(BodyDef::dynamic().position(1.0e4, 0.0))
-            .unwrap();
-        let disc = carom_shapes::Circle::new(glam::Vec2::ZERO, 0.5).unwrap();
-        world.add_shape(ball, disc, Material::default()).unwrap();
-        let mut merged_steps = 0;
-        for step in 0..900 {
-            let sleeping = world.stats().sleeping_bodies > 0;
-            world.step();
-            assert_ends_follow(&world, step);
-            merged_steps += usize::from(sleeping && !world.contacts.frozen.is_empty());
-        }
-        assert!(merged_steps > 0, "no step merged sleeping contacts");
     }
 
     #[test]
