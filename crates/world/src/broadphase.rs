@@ -53,6 +53,7 @@
 //! of the thread count (work is split in fixed chunks).
 
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::sync::Mutex;
 
 use carom_shapes::{Aabb, Shape, Transform};
@@ -62,7 +63,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{assume_written, refill, resize_to_overwrite, Room};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::{HelperBoard, Sharing, TaskSlots, Threading};
+use crate::threading::{share_each, HelperBoard, Sharing, TaskSlots, Threading};
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -741,22 +742,12 @@ impl Index {
             Some(board) if pairs.len() >= NEAR_SHARED_MIN => {
                 let mid = pairs.len() / 2;
                 let (front, back) = slots.split_at_mut(mid);
-                let mut halves = [(front, None), (back, None)];
-                let tasks = TaskSlots::new(&mut halves);
-                board.share(2, &|half| {
-                    // SAFETY: each half is picked once, so its slots are its own.
-                    let (slots, len) = unsafe { tasks.at(half) };
-                    let pairs = if half == 0 {
-                        &pairs[..mid]
-                    } else {
-                        &pairs[mid..]
-                    };
-                    *len = Some(self.pick_near_into(pairs, needed, slots));
-                });
+                let halves = [(&pairs[..mid], front), (&pairs[mid..], back)];
                 // As for the boxes' update: a half that panicked wrote
                 // only some of its slots.
                 let failed = "a half of the near pairs' pick failed on another thread";
-                let [front_len, back_len] = halves.map(|(_, len)| len.expect(failed));
+                let pick = |(pairs, slots)| self.pick_near_into(pairs, needed, slots);
+                let [front_len, back_len] = share_each(Some(board), halves, pick, failed);
                 slots.copy_within(mid..mid + back_len, front_len);
                 front_len + back_len
             }
@@ -919,26 +910,10 @@ impl Index {
             static_bands: &mut back_bands.statics,
             kinematic_bands: &mut back_bands.kinematics,
         };
-        let mut parts = [(front, None), (back, None)];
-        match board {
-            Some(board) => {
-                let tasks = TaskSlots::new(&mut parts);
-                board.share(2, &|k| {
-                    // SAFETY: each part is updated once, so it is its own.
-                    let (part, moved) = unsafe { tasks.at(k) };
-                    *moved = Some(part.update(&step));
-                });
-            }
-            None => {
-                for (part, moved) in &mut parts {
-                    *moved = Some(part.update(&step));
-                }
-            }
-        }
-        // A part that panicked on the helper left its slots unwritten; its
-        // panic reaches the caller once this thread is done.
+        // A part that panicked on the helper left its slots unwritten.
         let failed = "a part of the boxes' update failed on another thread";
-        let count = parts.iter().map(|(_, moved)| moved.expect(failed)).sum();
+        let moved = share_each(board, [front, back], |mut part| part.update(&step), failed);
+        let count = moved.iter().sum();
         // The back part's bands follow the front's, keeping them sorted by
         // shape.
         self.static_bands
@@ -1122,16 +1097,11 @@ impl Index {
         let span = match helper {
             Some(board) if slots.len() >= GRID_SHARED_MIN => {
                 let mid = slots.len() / 2;
-                let mut halves = [None; 2];
-                let spans = TaskSlots::new(&mut halves);
-                board.share(2, &|half| {
-                    let range = if half == 0 { 0..mid } else { mid..slots.len() };
-                    let span = GridSpan::of(&slots[range.clone()], &enlarged[range]);
-                    // SAFETY: each half is measured once, so its slot is its own.
-                    *unsafe { spans.at(half) } = Some(span);
-                });
+                let halves = [0..mid, mid..slots.len()];
+                let measure =
+                    |range: Range<usize>| GridSpan::of(&slots[range.clone()], &enlarged[range]);
                 let failed = "a half of the grid's layout failed on another thread";
-                let [front, back] = halves.map(|span| span.expect(failed));
+                let [front, back] = share_each(Some(board), halves, measure, failed);
                 front.join(back)
             }
             _ => GridSpan::of(slots, enlarged),

@@ -513,13 +513,8 @@ impl ContactSet {
     /// that no chunk put them back. Rare: it first moves the contacts
     /// left to move, then searches for each frozen contact.
     fn merge_missing_frozen(&mut self) {
-        let len = self.ends.len();
-        PendingMoves {
-            contacts: &mut self.contacts,
-            runs: &mut self.pending,
-            len,
-        }
-        .make();
+        let (_, moves) = self.ends_and_moves();
+        moves.make();
         let mut missing = std::mem::take(&mut self.missing);
         missing.clear();
         for &(contact, ends) in &self.frozen {

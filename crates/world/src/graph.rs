@@ -31,10 +31,9 @@
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::buffer::{assume_written, resize_to_overwrite};
-use crate::threading::{HelperBoard, TaskSlots};
+use crate::threading::{share_each, HelperBoard};
 
 /// Colours handed out, in a region and among regions, before overflowing.
 pub(crate) const MAX_COLORS: usize = 32;
@@ -204,7 +203,6 @@ impl Coloring {
         {
             let part_items = part_regions * region_len;
             let mut parts: [Option<Part>; PARTS] = Default::default();
-            let mut made = 0;
             let shares = slots
                 .marks
                 .chunks_mut(table)
@@ -221,28 +219,16 @@ impl Coloring {
                     key_counts,
                     first_counts,
                 });
-                made += 1;
             }
-            let parts = TaskSlots::new(&mut parts);
-            let colored = AtomicUsize::new(0);
-            let color_part = |k: usize| {
-                // SAFETY: each part is coloured once, so its slot is its own.
-                if let Some(part) = unsafe { parts.at(k) }.take() {
+            // A part with no regions (few items) is `None`. One that
+            // panicked on the helper wrote only some of its slots.
+            let color_part = |part: Option<Part>| {
+                if let Some(part) = part {
                     color_regions(part, &ends, region_len);
-                    colored.fetch_add(1, Ordering::Release);
                 }
             };
-            match helper {
-                Some(board) => board.share(PARTS, &color_part),
-                None => (0..PARTS).for_each(color_part),
-            }
-            // A part that panicked on the helper wrote only some of its
-            // slots; its panic reaches the caller once this thread is done.
-            assert_eq!(
-                colored.load(Ordering::Acquire),
-                made,
-                "a part of the colouring failed on another thread"
-            );
+            let failed = "a part of the colouring failed on another thread";
+            share_each(helper, parts, color_part, failed);
         }
         // SAFETY: each part wrote one key per item of its regions, and the
         // parts' regions cover every item.

@@ -413,6 +413,37 @@ pub(crate) fn with_helper<A: Send, B: Send>(
     rayon::join(lead, help)
 }
 
+/// Runs `run` on each of `inputs` and returns the results in order: on a
+/// `board`, its leader and helper each taking inputs as they come (each
+/// input runs once, whoever claims it), else one after the other on this
+/// thread. If an input's run panicked on the helper, its result is
+/// missing: this thread then stops with `failed` (the panic itself reaches
+/// the caller through the join that started the helper).
+pub(crate) fn share_each<I: Send, R: Send, const N: usize>(
+    board: Option<&HelperBoard>,
+    inputs: [I; N],
+    run: impl Fn(I) -> R + Sync,
+    failed: &str,
+) -> [R; N] {
+    let mut slots = inputs.map(|input| (Some(input), None));
+    match board {
+        Some(board) => {
+            let tasks = TaskSlots::new(&mut slots);
+            board.share(N, &|k| {
+                // SAFETY: each task runs once, so its slot is its own.
+                let (input, result) = unsafe { tasks.at(k) };
+                *result = input.take().map(&run);
+            });
+        }
+        None => {
+            for (input, result) in &mut slots {
+                *result = input.take().map(&run);
+            }
+        }
+    }
+    slots.map(|(_, result)| result.expect(failed))
+}
+
 /// One slot per task of a job shared on a [`HelperBoard`], reached by
 /// whichever thread runs the task.
 pub(crate) struct TaskSlots<'a, T> {
@@ -626,5 +657,61 @@ mod tests {
             count.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!(count.load(Ordering::Relaxed), 10);
+    }
+
+    #[test]
+    fn each_input_shared_out_runs_once_and_its_result_keeps_its_place() {
+        let runs: Vec<AtomicU32> = (0..4).map(|_| AtomicU32::new(0)).collect();
+        let square = |k: u32| {
+            runs[k as usize].fetch_add(1, Ordering::Relaxed);
+            k * k
+        };
+        let alone = share_each(None, [0, 1, 2, 3], square, "no helper to fail");
+        let board = HelperBoard::default();
+        let shared = std::thread::scope(|scope| {
+            let close = board.closer();
+            scope.spawn(|| board.help());
+            let shared = share_each(Some(&board), [0, 1, 2, 3], square, "a helper failed");
+            drop(close);
+            shared
+        });
+        assert_eq!(alone, [0, 1, 4, 9]);
+        assert_eq!(shared, [0, 1, 4, 9]);
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 2));
+    }
+
+    #[test]
+    fn an_input_that_panics_on_the_helper_stops_the_leader_with_a_message() {
+        let board = HelperBoard::default();
+        let leader = std::thread::current().id();
+        let helper_took_one = AtomicBool::new(false);
+        let run = |_: u32| {
+            if std::thread::current().id() != leader {
+                helper_took_one.store(true, Ordering::Release);
+                panic!("an input failed on the helper");
+            }
+            // The leader waits (a while at most) for the helper to take
+            // the other input.
+            let start = std::time::Instant::now();
+            while !helper_took_one.load(Ordering::Acquire)
+                && start.elapsed() < std::time::Duration::from_secs(10)
+            {
+                std::thread::yield_now();
+            }
+        };
+        let (led, helped) = std::thread::scope(|scope| {
+            let close = board.closer();
+            let helper = scope.spawn(|| board.help());
+            let led = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                share_each(Some(&board), [0, 1], run, "an input failed elsewhere")
+            }));
+            drop(close);
+            (led, helper.join())
+        });
+        assert!(helper_took_one.load(Ordering::Acquire));
+        let message = led.expect_err("the leader returned a missing result");
+        let message = message.downcast_ref::<String>().map(String::as_str);
+        assert!(message.is_some_and(|m| m.contains("an input failed elsewhere")));
+        assert!(helped.is_err());
     }
 }
