@@ -54,7 +54,6 @@
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
-use std::sync::Mutex;
 
 use carom_shapes::{Aabb, Shape, Transform};
 use glam::Vec2;
@@ -1038,7 +1037,7 @@ impl Index {
         let mut trees = std::mem::take(&mut self.trees);
         let index = &*self;
         let mut block_columns = None;
-        let mut build = || {
+        let build = || {
             trees.rebuild(&index.slots, &index.enlarged, fresh);
             block_columns = Some(blocks.build(&layout, &trees.all()));
         };
@@ -1047,31 +1046,13 @@ impl Index {
             sorted =
                 sort_slots.map(|(starts, items)| index.sort_into_cells(&layout, starts, items));
         };
-        match helper {
-            Some(board) if count >= GRID_SHARED_MIN => {
-                let parts = (Mutex::new(Some(build)), Mutex::new(Some(sort)));
-                board.share(2, &|part| {
-                    // Each part runs once, on whichever thread claims it.
-                    if part == 0 {
-                        if let Some(mut build) = parts.0.lock().ok().and_then(|mut b| b.take()) {
-                            build();
-                        }
-                    } else if let Some(sort) = parts.1.lock().ok().and_then(|mut s| s.take()) {
-                        sort();
-                    }
-                });
-            }
-            _ => {
-                build();
-                sort();
-            }
-        }
-        self.trees = trees;
-        // A part that panicked on the helper left its work undone; its panic
-        // reaches the caller once this thread is done.
+        // A part that panicked on the helper left its work undone.
         let failed = "a part of the grid's build failed on another thread";
-        let block_columns = block_columns.expect(failed);
-        assert_eq!(sorted.is_some(), count > 0, "{failed}");
+        let board = helper.filter(|_| count >= GRID_SHARED_MIN);
+        let parts = [GridPart::Trees(build), GridPart::Cells(sort)];
+        share_each(board, parts, GridPart::run, failed);
+        self.trees = trees;
+        let block_columns = block_columns.expect("the trees' part ran");
         let (cell_start, items) = sorted.unwrap_or((&[], &[]));
         Grid {
             origin: layout.origin,
@@ -1194,6 +1175,24 @@ impl Index {
         // there are as many slots as grid shapes, so every slot was written.
         let items = unsafe { assume_written(items) };
         (&starts[..cells + 1], items)
+    }
+}
+
+/// The two parts of building the grid (see [`Index::build_trees_and_grid`]),
+/// each run on whichever thread claims it.
+enum GridPart<T, C> {
+    /// Rebuild the trees and list the grid's blocks.
+    Trees(T),
+    /// Sort the grid shapes into cells.
+    Cells(C),
+}
+
+impl<T: FnOnce(), C: FnOnce()> GridPart<T, C> {
+    fn run(self) {
+        match self {
+            GridPart::Trees(part) => part(),
+            GridPart::Cells(part) => part(),
+        }
     }
 }
 
