@@ -529,6 +529,15 @@ mod tests {
         assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
     }
 
+    /// Yields until `flag` is set, ten seconds at most.
+    fn wait_a_while_for(flag: &AtomicBool) {
+        let start = std::time::Instant::now();
+        while !flag.load(Ordering::Acquire) && start.elapsed() < std::time::Duration::from_secs(10)
+        {
+            std::thread::yield_now();
+        }
+    }
+
     #[test]
     fn a_block_that_panics_on_the_helper_holds_up_no_one() {
         let board = HelperBoard::default();
@@ -545,12 +554,7 @@ mod tests {
                 }
                 // The leader's first block waits (a while at most) for the
                 // helper to take one.
-                let start = std::time::Instant::now();
-                while !helper_took_one.load(Ordering::Acquire)
-                    && start.elapsed() < std::time::Duration::from_secs(10)
-                {
-                    std::thread::yield_now();
-                }
+                wait_a_while_for(&helper_took_one);
                 on_leader.fetch_add(1, Ordering::Relaxed);
             });
             drop(close);
@@ -579,12 +583,7 @@ mod tests {
             });
             // The leader keeps going (a while at most) until the helper,
             // with no job left, has taken the errand.
-            let start = std::time::Instant::now();
-            while !taken.load(Ordering::Acquire)
-                && start.elapsed() < std::time::Duration::from_secs(10)
-            {
-                std::thread::yield_now();
-            }
+            wait_a_while_for(&taken);
             "led"
         };
         let (led, errand_thread) = std::thread::scope(|scope| {
@@ -692,12 +691,7 @@ mod tests {
             }
             // The leader waits (a while at most) for the helper to take
             // the other input.
-            let start = std::time::Instant::now();
-            while !helper_took_one.load(Ordering::Acquire)
-                && start.elapsed() < std::time::Duration::from_secs(10)
-            {
-                std::thread::yield_now();
-            }
+            wait_a_while_for(&helper_took_one);
         };
         let (led, helped) = std::thread::scope(|scope| {
             let close = board.closer();
