@@ -323,6 +323,12 @@ impl ContactSet {
         &self.ends
     }
 
+    /// The contacts and, in the same order, their ends.
+    pub fn lists(&self) -> (&[Contact], &[ContactEnds]) {
+        self.assert_in_place();
+        (&self.contacts, &self.ends)
+    }
+
     /// Each contact with its bodies.
     pub fn with_bodies(&self) -> impl Iterator<Item = (&Contact, [u32; 2])> {
         self.assert_in_place();

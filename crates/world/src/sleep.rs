@@ -14,12 +14,22 @@
 //! or when the program changes one of its bodies. A body touching a moving
 //! kinematic body never sleeps, so a conveyor keeps carrying its load.
 //!
-//! Islands are found by union-find over the contact list in index order,
-//! so they, and the step's result, do not depend on the thread count.
+//! Islands are found by union-find over the touching contacts. Joining two
+//! trees makes the lower root the parent, so every tree's root is its
+//! lowest body, whatever order the contacts are joined in: on two threads
+//! each joins half of the contacts into a forest of its own, and the
+//! second forest is then joined into the first. The islands, and the
+//! step's result, are the same on any number of threads.
 
 use crate::body::{Body, BodyKind, AWAKE};
-use crate::contacts::{Contact, ContactSet};
+use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::settings::WorldSettings;
+use crate::threading::{share_each, HelperBoard};
+
+/// Contacts below which the island search runs on the calling thread
+/// alone, even with another thread waiting to help: joining its forest
+/// into the first costs a pass over the bodies.
+const SHARED_SEARCH_MIN: usize = 8_192;
 
 /// How a step advances the bodies' sleep timers: the solver advances each
 /// body's as it stores the body's motion, while the body is in cache.
@@ -63,12 +73,10 @@ pub(crate) struct Islands {
     members: Vec<Vec<u32>>,
     /// Free slots of `members`, reused last-freed first.
     free: Vec<u32>,
-    /// Union-find forest over body indices, joining only bodies ready to
-    /// sleep.
-    parent: Vec<u32>,
-    /// Per union-find root: whether a body of its tree touches an awake
-    /// body that is not ready, which keeps the whole island awake.
-    held_awake: Vec<bool>,
+    /// The bodies ready to sleep joined by touching contacts.
+    forest: Forest,
+    /// The second half of the contacts' forest, on a second thread.
+    second: Forest,
     /// Per union-find root: the island slot it was given this step.
     slot_of_root: Vec<u32>,
     /// Per body, while islands are found: how it takes part. Listed in one
@@ -99,6 +107,73 @@ impl Readiness {
     }
 }
 
+/// A union-find forest over body indices, with the bodies it must keep
+/// awake.
+#[derive(Debug, Default)]
+struct Forest {
+    /// Each body's parent; a root is its own.
+    parent: Vec<u32>,
+    /// Per body, and after [`Islands::find_islands`] per root: whether it
+    /// touches an awake body that is not ready, which keeps its whole
+    /// island awake.
+    held_awake: Vec<bool>,
+}
+
+impl Forest {
+    /// Every one of `bodies` a tree of its own, none held awake.
+    fn reset(&mut self, bodies: usize) {
+        self.parent.clear();
+        self.parent.extend(0..bodies as u32);
+        self.held_awake.clear();
+        self.held_awake.resize(bodies, false);
+    }
+
+    /// Joins the ready bodies of each touching contact of `contacts` (with
+    /// their `ends`), and holds awake a ready body touching a moving one.
+    /// Contacts with no ready body are passed over without reading their
+    /// points.
+    fn join_touching(
+        &mut self,
+        (contacts, ends): (&[Contact], &[ContactEnds]),
+        readiness: &[Readiness],
+        settings: &WorldSettings,
+    ) {
+        for (c, ends) in contacts.iter().zip(ends) {
+            use Readiness::{Moving, Ready};
+            let [a, b] = ends.bodies();
+            match (readiness[a as usize], readiness[b as usize]) {
+                (Ready, Ready) if is_touching(c, settings) => self.union(a, b),
+                (Ready, Moving) if is_touching(c, settings) => self.held_awake[a as usize] = true,
+                (Moving, Ready) if is_touching(c, settings) => self.held_awake[b as usize] = true,
+                _ => {}
+            }
+        }
+    }
+
+    /// Joins in the trees and flags of `other`, a forest over the same
+    /// bodies: joining each body to its parent there joins all it joined.
+    fn absorb(&mut self, other: &Forest) {
+        for (i, &p) in other.parent.iter().enumerate() {
+            if p != i as u32 {
+                self.union(i as u32, p);
+            }
+        }
+        for (held, &other) in self.held_awake.iter_mut().zip(&other.held_awake) {
+            *held |= other;
+        }
+    }
+
+    /// Joins two trees; the lower root becomes the parent, so every root is
+    /// its tree's lowest body.
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (find(&mut self.parent, a), find(&mut self.parent, b));
+        if ra != rb {
+            let (low, high) = (ra.min(rb), ra.max(rb));
+            self.parent[high as usize] = low;
+        }
+    }
+}
+
 impl Islands {
     /// Whether any body sleeps.
     pub fn any_sleeping(&self) -> bool {
@@ -114,13 +189,15 @@ impl Islands {
     /// returns whether any did. `contacts` are this step's. The solver
     /// advanced the sleep timers of the bodies it stored, except those fast
     /// enough to be swept, `swept`, which continuous collision may have
-    /// moved back since: theirs are advanced here.
+    /// moved back since: theirs are advanced here. With a `helper` board and
+    /// enough contacts, the search for islands is shared with its thread.
     pub fn fall_asleep(
         &mut self,
         bodies: &mut [Body],
         contacts: &ContactSet,
         settings: &WorldSettings,
         swept: impl Iterator<Item = usize>,
+        helper: Option<&HelperBoard>,
     ) -> bool {
         if let Some(timer) = SleepTimer::of(settings) {
             for i in swept {
@@ -139,7 +216,8 @@ impl Islands {
         if !ready {
             return false;
         }
-        self.find_islands(bodies, contacts, settings);
+        let helper = helper.filter(|_| contacts.len() >= SHARED_SEARCH_MIN);
+        self.find_islands(bodies, contacts, settings, helper);
         self.sleep_settled_islands(bodies)
     }
 
@@ -175,34 +253,50 @@ impl Islands {
     /// touching contacts that touches no moving awake body: union-find
     /// runs over the contacts between ready bodies only, and a contact
     /// between a ready and a moving body holds the ready one's tree awake.
-    /// Contacts with no ready body are skipped without reading their
-    /// points.
-    fn find_islands(&mut self, bodies: &[Body], contacts: &ContactSet, settings: &WorldSettings) {
-        self.parent.clear();
-        self.parent.extend(0..bodies.len() as u32);
-        let mut readiness = std::mem::take(&mut self.readiness);
-        readiness.clear();
-        readiness.extend(bodies.iter().map(|b| Readiness::of(b, settings)));
-        self.held_awake.clear();
-        self.held_awake.resize(bodies.len(), false);
-        for (c, [a, b]) in contacts.with_bodies() {
-            use Readiness::{Moving, Ready};
-            match (readiness[a as usize], readiness[b as usize]) {
-                (Ready, Ready) if is_touching(c, settings) => self.union(a, b),
-                (Ready, Moving) if is_touching(c, settings) => self.held_awake[a as usize] = true,
-                (Moving, Ready) if is_touching(c, settings) => self.held_awake[b as usize] = true,
-                _ => {}
+    /// With a `helper` board, each half of the contacts is joined on its
+    /// own thread into a forest of its own, and the second forest then into
+    /// the first: the same trees and roots (see the module notes).
+    fn find_islands(
+        &mut self,
+        bodies: &[Body],
+        contacts: &ContactSet,
+        settings: &WorldSettings,
+        helper: Option<&HelperBoard>,
+    ) {
+        let n = bodies.len();
+        self.forest.reset(n);
+        self.readiness.clear();
+        let readiness = bodies.iter().map(|b| Readiness::of(b, settings));
+        self.readiness.extend(readiness);
+        let (readiness, lists) = (&self.readiness[..], contacts.lists());
+        match helper {
+            Some(board) => {
+                self.second.reset(n);
+                let mid = lists.0.len() / 2;
+                let half =
+                    |range: std::ops::Range<usize>| (&lists.0[range.clone()], &lists.1[range]);
+                let halves = [
+                    (&mut self.forest, half(0..mid)),
+                    (&mut self.second, half(mid..lists.0.len())),
+                ];
+                let join = |(forest, half): (&mut Forest, _)| {
+                    forest.join_touching(half, readiness, settings)
+                };
+                let failed = "a half of the island search failed on another thread";
+                share_each(Some(board), halves, join, failed);
+                self.forest.absorb(&self.second);
             }
+            None => self.forest.join_touching(lists, readiness, settings),
         }
         // A body held awake holds its whole tree: carry the flags to the
         // roots.
+        let forest = &mut self.forest;
         for (i, &r) in readiness.iter().enumerate() {
-            if r == Readiness::Ready && self.held_awake[i] {
-                let root = find(&mut self.parent, i as u32) as usize;
-                self.held_awake[root] = true;
+            if r == Readiness::Ready && forest.held_awake[i] {
+                let root = find(&mut forest.parent, i as u32) as usize;
+                forest.held_awake[root] = true;
             }
         }
-        self.readiness = readiness;
     }
 
     /// Puts to sleep every island whose bodies are all ready and which no
@@ -215,8 +309,8 @@ impl Islands {
             if self.readiness[i] != Readiness::Ready {
                 continue;
             }
-            let root = find(&mut self.parent, i as u32) as usize;
-            if self.held_awake[root] {
+            let root = find(&mut self.forest.parent, i as u32) as usize;
+            if self.forest.held_awake[root] {
                 continue;
             }
             if self.slot_of_root[root] == AWAKE {
@@ -230,16 +324,6 @@ impl Islands {
             slept = true;
         }
         slept
-    }
-
-    /// Joins two trees; the lower root becomes the parent, so the forest
-    /// depends only on the order of the contacts.
-    fn union(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (find(&mut self.parent, a), find(&mut self.parent, b));
-        if ra != rb {
-            let (low, high) = (ra.min(rb), ra.max(rb));
-            self.parent[high as usize] = low;
-        }
     }
 }
 
@@ -297,6 +381,8 @@ mod tests {
     use carom_shapes::Circle;
     use glam::Vec2;
 
+    use super::{find, Islands, Readiness};
+    use crate::threading::HelperBoard;
     use crate::{BodyDef, Material, World, WorldSettings};
 
     #[test]
@@ -324,5 +410,77 @@ mod tests {
         let dt = world.settings().dt;
         assert_eq!(world.bodies.in_step()[0].sleep_time, 0.25 + dt);
         assert_eq!(world.bodies.in_step()[1].sleep_time, 0.0);
+    }
+
+    #[test]
+    fn islands_found_with_a_helper_are_those_found_alone() {
+        // Three rows of 30 touching discs in empty space, after one step
+        // has made their contacts. The middle row is all at rest long
+        // enough, and its contacts straddle the two halves a helper's
+        // search splits the list into; the first and last rows each hold
+        // one moving disc, which keeps the rest of its row awake.
+        let settings = WorldSettings {
+            gravity: Vec2::ZERO,
+            ..WorldSettings::default()
+        };
+        let mut world = World::new(settings).unwrap();
+        let disc = Circle::new(Vec2::ZERO, 0.5).unwrap();
+        for row in 0..3 {
+            for k in 0..30 {
+                let def = BodyDef::dynamic().position(k as f32, 3.0 * row as f32);
+                let body = world.create_body(def).unwrap();
+                world.add_shape(body, disc, Material::default()).unwrap();
+            }
+        }
+        world.step();
+        let moving = [10, 89];
+        let ready_time = world.settings().time_to_sleep;
+        for (i, body) in world.bodies.in_step().iter_mut().enumerate() {
+            body.sleep_time = if moving.contains(&i) { 0.0 } else { ready_time };
+        }
+        let (bodies, contacts, settings) = (&world.bodies[..], &world.contacts, world.settings());
+        assert_eq!(contacts.len(), 3 * 29, "every neighbour touches");
+        // Per body: its readiness, its tree's root and whether that is held.
+        let islands_of = |helper: Option<&HelperBoard>| {
+            let mut islands = Islands::default();
+            islands.find_islands(bodies, contacts, settings, helper);
+            let forest = &mut islands.forest;
+            (0..bodies.len() as u32)
+                .map(|i| {
+                    let root = find(&mut forest.parent, i);
+                    let held = forest.held_awake[root as usize];
+                    (islands.readiness[i as usize], root, held)
+                })
+                .collect::<Vec<_>>()
+        };
+        let alone = islands_of(None);
+        let board = HelperBoard::default();
+        let shared = std::thread::scope(|scope| {
+            let _close = board.closer();
+            scope.spawn(|| board.help());
+            islands_of(Some(&board))
+        });
+        assert_eq!(shared, alone);
+        for (i, &(readiness, root, held)) in alone.iter().enumerate() {
+            let row_start = 30 * (i / 30) as u32;
+            if moving.contains(&i) {
+                assert_eq!(readiness, Readiness::Moving, "body {i}");
+                continue;
+            }
+            // Only ready bodies are joined, so the moving disc cuts its
+            // row's tree in two; its neighbours hold both parts awake.
+            let lowest = if i > moving[0] && i < 30 {
+                11
+            } else {
+                row_start
+            };
+            assert_eq!(readiness, Readiness::Ready, "body {i}");
+            assert_eq!(root, lowest, "body {i}: a tree's root is its lowest body");
+            assert_eq!(
+                held,
+                row_start != 30,
+                "body {i}: only the middle row may sleep"
+            );
+        }
     }
 }

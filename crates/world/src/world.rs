@@ -576,14 +576,15 @@ impl World {
             let (islands, contacts, settings) = (&mut self.islands, &self.contacts, &self.settings);
             let bodies = self.bodies.in_step();
             let swept = solved.start_poses.fast();
-            let fall_asleep = || islands.fall_asleep(bodies, contacts, settings, swept);
-            // The search for islands runs on this thread alone. Left in the
-            // pool that long, the other thread would fall asleep and be
-            // woken late for the next step's broadphase; waiting on a board
-            // it stays awake.
+            let fall_asleep = |helper: Option<&HelperBoard>| {
+                islands.fall_asleep(bodies, contacts, settings, swept, helper)
+            };
+            // The other thread shares the search for islands on a board, and
+            // waits there meanwhile: left in the pool, it would fall asleep
+            // and be woken late for the next step's broadphase.
             let slept = match threading {
-                Threading::Pool => with_helper(|_| fall_asleep(), || ()).0,
-                Threading::Calling => fall_asleep(),
+                Threading::Pool => with_helper(|board| fall_asleep(Some(board)), || ()).0,
+                Threading::Calling => fall_asleep(None),
             };
             if slept {
                 self.bodies.note_change();
