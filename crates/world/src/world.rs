@@ -8,7 +8,7 @@ use crate::broadphase::BroadPhase;
 use crate::buffer::{reserve_filled_soon, Room, SharedScratch};
 use crate::ccd::Continuous;
 use crate::collider::{shape_list, Collider, StepCollider, NO_SHAPE};
-use crate::contacts::{ContactInputs, ContactSet, WarmStart};
+use crate::contacts::{ContactInputs, ContactSet, UpdateOn, WarmStart};
 use crate::error::{check_finite, WorldError};
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
@@ -464,32 +464,30 @@ impl World {
                 room,
             )
         };
-        // Last step's impulses must be copied aside before the contacts are
-        // made again; on several threads another thread does it as an
-        // errand while the broadphase, which is mostly serial, runs (and its
-        // time counts as the broadphase's, which it does not lengthen). The
-        // errand is held back until the broadphase releases it, so that
-        // thread first takes the work the broadphase shares (the boxes, the
-        // grid, the search for pairs); it returns to the pool as the
-        // broadphase ends: awake, so it joins in making the contacts at
-        // once.
-        let copy = || {
-            // Moved in, so the copy may hand back slots borrowed from it.
-            let slots = warm_slots;
-            contacts.keep_warm_starts(slots, threading)
-        };
+        // Made on several threads, the contacts need last step's impulses
+        // copied aside first: another thread does it as an errand while the
+        // broadphase, which is mostly serial, runs (and its time counts as
+        // the broadphase's, which it does not lengthen). The errand is held
+        // back until the broadphase releases it, so that thread first takes
+        // the work the broadphase shares (the boxes, the grid, the search
+        // for pairs); it returns to the pool as the broadphase ends: awake,
+        // so it joins in making the contacts at once. Made on this thread
+        // alone, they read last step's in place instead, the slots taking
+        // the few written over before they are read.
         let ((pairs, views), warm, broadphase) = match threading {
             Threading::Pool => {
+                let copy = || {
+                    // Moved in, so the copy may hand back slots borrowed
+                    // from it.
+                    let slots = warm_slots;
+                    contacts.keep_warm_starts(slots, threading)
+                };
                 let lead =
                     |board: &HelperBoard| board.with_held_errand(copy, || find_pairs(Some(board)));
                 let ((found, warm), ()) = with_helper(lead, || ());
-                (found, warm, clock.lap())
+                (found, Ok(warm), clock.lap())
             }
-            Threading::Calling => {
-                let found = find_pairs(None);
-                let broadphase = clock.lap();
-                (found, copy(), broadphase)
-            }
+            Threading::Calling => (find_pairs(None), Err(warm_slots), clock.lap()),
         };
         self.stats.pairs = pairs.len();
         // Whether the solver must load its arrays afresh (see
@@ -505,11 +503,16 @@ impl World {
         let any_sleeping = self.islands.any_sleeping();
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
         let (settings, bodies) = (&self.settings, &self.bodies);
-        let mut make_contacts = |helper: Option<&HelperBoard>| {
+        let make_contacts = |helper: Option<&HelperBoard>| {
             // With the other thread on a board, the moves of its runs are
             // left to make while the solver colours the contacts (see
             // `Solver::step`).
-            contacts.update(pairs, &inputs, any_sleeping, changed, warm, helper)
+            let on = match (warm, helper) {
+                (Ok(warm), Some(board)) => UpdateOn::Shared { warm, board },
+                (Err(spill), None) => UpdateOn::CallingThread { spill },
+                _ => unreachable!("impulses are copied aside exactly when a pool shares the step"),
+            };
+            contacts.update(pairs, &inputs, any_sleeping, changed, on)
         };
         let load = || solver.load(settings, bodies, threading, changed);
         let (narrowphase, loaded) = if threading == Threading::Pool && !any_sleeping {
