@@ -813,11 +813,12 @@ impl ChunkFill<'_> {
         result: &mut ChunkResult,
         warm: &mut R,
     ) {
-        let made = if self.inputs.batch_rounded {
-            self.fill_batched(&mut slots, first, pairs, warm)
+        let mut made = MadeContacts::new(&mut slots, first, warm, self.frozen, pairs);
+        if self.inputs.batch_rounded {
+            self.fill_batched(&mut made, pairs);
         } else {
-            self.fill_directly(&mut slots, first, pairs, warm)
-        };
+            self.fill_directly(&mut made, pairs);
+        }
         let kept = made.kept;
         result.kept = kept;
         result.points = made.points;
@@ -832,18 +833,10 @@ impl ChunkFill<'_> {
         }
     }
 
-    /// Writes the contacts of `pairs` that have points into `slots` from
-    /// `first` on, each manifold computed as its pair comes, with their
-    /// warm starts, and the frozen contacts of pairs that cannot move;
-    /// returns what it made.
-    fn fill_directly<'s, 'r, R: WarmReader>(
-        &self,
-        slots: &'s mut Slots,
-        first: usize,
-        pairs: &[Pair],
-        warm: &'r mut R,
-    ) -> MadeContacts<'s, '_, 'r, R> {
-        let mut made = MadeContacts::new(slots, first, warm, self.frozen, pairs);
+    /// Makes the contacts of `pairs` into `made`, each manifold computed as
+    /// its pair comes, and gives the pairs that cannot move their frozen
+    /// contacts.
+    fn fill_directly<R: WarmReader>(&self, made: &mut MadeContacts<R>, pairs: &[Pair]) {
         for &pair in pairs {
             let manifold = match self.inputs.shapes_of(pair) {
                 PairShapes::Fixed => {
@@ -856,20 +849,13 @@ impl ChunkFill<'_> {
             let (contact, bodies) = self.inputs.new_contact(pair, manifold);
             made.keep(contact, bodies);
         }
-        made
     }
 
     /// What [`ChunkFill::fill_directly`] does, with the manifolds computed
     /// first so that pairs of rounded segments go eight at a time (see
     /// [`ManifoldBatch`]). Worth it only when there are such pairs: circles
     /// alone pay for the extra pass.
-    fn fill_batched<'s, 'r, R: WarmReader>(
-        &self,
-        slots: &'s mut Slots,
-        first: usize,
-        pairs: &[Pair],
-        warm: &'r mut R,
-    ) -> MadeContacts<'s, '_, 'r, R> {
+    fn fill_batched<R: WarmReader>(&self, made: &mut MadeContacts<R>, pairs: &[Pair]) {
         let mut manifolds = [MaybeUninit::<ContactManifold>::uninit(); MANIFOLD_CHUNK];
         let manifolds = &mut manifolds[..pairs.len()];
         let mut fixed = [false; MANIFOLD_CHUNK];
@@ -889,7 +875,6 @@ impl ChunkFill<'_> {
         batch.flush(manifolds);
         // SAFETY: every slot was written above or by the batch.
         let manifolds = unsafe { assume_written(manifolds) };
-        let mut made = MadeContacts::new(slots, first, warm, self.frozen, pairs);
         for ((&pair, &manifold), &fixed) in pairs.iter().zip(manifolds.iter()).zip(&fixed) {
             if fixed {
                 made.keep_frozen(pair);
@@ -898,7 +883,6 @@ impl ChunkFill<'_> {
                 made.keep(contact, bodies);
             }
         }
-        made
     }
 }
 
