@@ -503,48 +503,52 @@ impl World {
         let any_sleeping = self.islands.any_sleeping();
         let (contacts, solver) = (&mut self.contacts, &mut self.solver);
         let (settings, bodies) = (&self.settings, &self.bodies);
-        let make_contacts = |helper: Option<&HelperBoard>| {
-            // With the other thread on a board, the moves of its runs are
-            // left to make while the solver colours the contacts (see
-            // `Solver::step`).
-            let on = match (warm, helper) {
-                (Ok(warm), Some(board)) => UpdateOn::Shared { warm, board },
-                (Err(spill), None) => UpdateOn::CallingThread { spill },
-                _ => unreachable!("impulses are copied aside exactly when a pool shares the step"),
-            };
-            contacts.update(pairs, &inputs, any_sleeping, changed, on)
-        };
+        // With the other thread on a board, the moves of its runs are left
+        // to make while the solver colours the contacts (see
+        // `Solver::step`).
+        let mut make_contacts =
+            |on: UpdateOn| contacts.update(pairs, &inputs, any_sleeping, changed, on);
         let load = || solver.load(settings, bodies, threading, changed);
-        let (narrowphase, loaded) = if threading == Threading::Pool && !any_sleeping {
-            // Nothing can wake, so the bodies are loaded into the solver
-            // while the contacts are made (when they must be loaded at all;
-            // see `Solver::load`): a loop that gains little when shared
-            // gets another thread to itself. (Its time then counts as the
-            // narrowphase's.) That thread then shares the contacts' chunks
-            // on a board, and stays awake there until the contacts are made,
-            // ready to colour them.
-            let ((), loaded) = with_helper(|board| make_contacts(Some(board)), load);
-            (clock.lap(), loaded)
-        } else {
-            if threading == Threading::Pool {
-                // Bodies may wake, so they are loaded afterwards; the other
-                // thread shares the chunks on a board all the same, and
-                // stays awake there for the colouring.
-                with_helper(|board| make_contacts(Some(board)), || ());
-            } else {
-                make_contacts(None);
+        // Last step's impulses were copied aside exactly when the step is
+        // shared with a pool.
+        let (narrowphase, loaded) = match warm {
+            Ok(warm) if !any_sleeping => {
+                // Nothing can wake, so the bodies are loaded into the solver
+                // while the contacts are made (when they must be loaded at
+                // all; see `Solver::load`): a loop that gains little when
+                // shared gets another thread to itself. (Its time then
+                // counts as the narrowphase's.) That thread then shares the
+                // contacts' chunks on a board, and stays awake there until
+                // the contacts are made, ready to colour them.
+                let shared = |board: &HelperBoard| make_contacts(UpdateOn::Shared { warm, board });
+                let ((), loaded) = with_helper(shared, load);
+                (clock.lap(), loaded)
             }
-            for &b in self.contacts.to_wake() {
-                self.islands.wake_body(&mut self.bodies, b as usize);
+            warm => {
+                match warm {
+                    // Bodies may wake, so they are loaded afterwards; the
+                    // other thread shares the chunks on a board all the
+                    // same, and stays awake there for the colouring.
+                    Ok(warm) => {
+                        with_helper(
+                            |board| make_contacts(UpdateOn::Shared { warm, board }),
+                            || (),
+                        );
+                    }
+                    Err(spill) => make_contacts(UpdateOn::CallingThread { spill }),
+                }
+                for &b in self.contacts.to_wake() {
+                    self.islands.wake_body(&mut self.bodies, b as usize);
+                }
+                let narrowphase = clock.lap();
+                // Loaded after the wake-ups, which change what it reads.
+                let changed = changed | self.bodies.take_change();
+                (
+                    narrowphase,
+                    self.solver
+                        .load(&self.settings, &self.bodies, threading, changed),
+                )
             }
-            let narrowphase = clock.lap();
-            // Loaded after the wake-ups, which change what it reads.
-            let changed = changed | self.bodies.take_change();
-            (
-                narrowphase,
-                self.solver
-                    .load(&self.settings, &self.bodies, threading, changed),
-            )
         };
         let solved = self.solver.step(
             &self.settings,
