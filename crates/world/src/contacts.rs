@@ -448,80 +448,14 @@ impl ContactSet {
         refill(&mut self.ends, pairs.len());
         let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
         self.chunk_results.resize_with(chunks, Default::default);
-        let results = &mut self.chunk_results[..chunks];
         let len = match on {
             UpdateOn::Shared { warm, board } => {
                 assert_eq!(warm.len(), old_len, "one warm start per contact");
-                refill(&mut self.contacts, pairs.len());
-                let fill = ChunkFill {
-                    inputs,
-                    frozen: &self.frozen,
-                    any_sleeping,
-                };
-                let slots = Slots {
-                    contacts: &mut self.contacts.spare_capacity_mut()[..pairs.len()],
-                    ends: &mut self.ends.spare_capacity_mut()[..pairs.len()],
-                };
-                self.chunk_ready.resize_with(chunks, AtomicUsize::default);
-                let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
-                let results = TaskSlots::new(results);
-                board.share(chunks, &|k| {
-                    let pairs =
-                        &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
-                    // SAFETY: each chunk is made once, so its result and,
-                    // until it is reported finished, its slots are its own.
-                    let result = unsafe { results.at(k) };
-                    let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
-                    let mut reader = CopiedReader::new(warm, pairs);
-                    fill.chunk(slots, 0, pairs, result, &mut reader);
-                    moves.finished(k, result.kept, in_place);
-                });
-                moves.finish(&mut self.pending)
+                self.make_shared(pairs, inputs, any_sleeping, warm, board)
             }
             UpdateOn::CallingThread { spill } => {
                 assert!(spill.len() >= old_len, "a spill slot per contact");
-                let moves_buffer = self.contacts.capacity() < pairs.len();
-                let mut reader = if !moves_buffer {
-                    // SAFETY: contacts are plain data, so nothing is dropped
-                    // and their bytes stay in the buffer, to be read in place.
-                    unsafe { self.contacts.set_len(0) };
-                    InPlaceReader::new(old_len, spill)
-                } else {
-                    // The list must move to a larger buffer: last step's
-                    // contacts are all copied aside first.
-                    let reader = InPlaceReader::all_spilled(&self.contacts, spill);
-                    refill(&mut self.contacts, pairs.len());
-                    reader
-                };
-                let fill = ChunkFill {
-                    inputs,
-                    frozen: &self.frozen,
-                    any_sleeping,
-                };
-                // Last step's contacts lie in the first `old_len` slots.
-                let span = pairs.len().max(old_len);
-                let slots = Slots {
-                    contacts: &mut self.contacts.spare_capacity_mut()[..span],
-                    ends: &mut self.ends.spare_capacity_mut()[..pairs.len()],
-                };
-                let mut len = 0;
-                for (pairs, result) in pairs.chunks(MANIFOLD_CHUNK).zip(results) {
-                    // Each chunk writes from `len`, which never passes its
-                    // first pair's index.
-                    let chunk = Slots {
-                        contacts: &mut *slots.contacts,
-                        ends: &mut *slots.ends,
-                    };
-                    fill.chunk(chunk, len, pairs, result, &mut reader);
-                    len += result.kept;
-                }
-                #[cfg(test)]
-                {
-                    let one_by_one = if moves_buffer { 0 } else { reader.spill_len };
-                    self.spill_counts[0] += one_by_one;
-                    self.spill_counts[1] += usize::from(moves_buffer);
-                }
-                len
+                self.make_on_calling_thread(pairs, inputs, any_sleeping, spill)
             }
         };
         // SAFETY: the first `len` slots of both lists now hold the chunks'
@@ -549,6 +483,104 @@ impl ContactSet {
         }
         // Bodies woken after this step change which contacts are frozen.
         self.frozen_current = any_sleeping && self.to_wake.is_empty();
+    }
+
+    /// Makes the contacts of `pairs`, chunk by chunk, shared with the
+    /// thread waiting on `board`, their warm starts taken from `warm`;
+    /// returns how many there are. Each chunk writes into slots of its own
+    /// or straight where its run goes (see [`InOrderMoves`]); the runs of
+    /// the chunks the other thread made are left to move.
+    fn make_shared(
+        &mut self,
+        pairs: &[Pair],
+        inputs: &ContactInputs,
+        any_sleeping: bool,
+        warm: &[WarmStart],
+        board: &HelperBoard,
+    ) -> usize {
+        refill(&mut self.contacts, pairs.len());
+        let fill = ChunkFill {
+            inputs,
+            frozen: &self.frozen,
+            any_sleeping,
+        };
+        let chunks = pairs.len().div_ceil(MANIFOLD_CHUNK);
+        let slots = Slots {
+            contacts: &mut self.contacts.spare_capacity_mut()[..pairs.len()],
+            ends: &mut self.ends.spare_capacity_mut()[..pairs.len()],
+        };
+        self.chunk_ready.resize_with(chunks, AtomicUsize::default);
+        let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
+        let results = TaskSlots::new(&mut self.chunk_results[..chunks]);
+        board.share(chunks, &|k| {
+            let pairs = &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
+            // SAFETY: each chunk is made once, so its result and, until it
+            // is reported finished, its slots are its own.
+            let result = unsafe { results.at(k) };
+            let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
+            let mut reader = CopiedReader::new(warm, pairs);
+            fill.chunk(slots, 0, pairs, result, &mut reader);
+            moves.finished(k, result.kept, in_place);
+        });
+        moves.finish(&mut self.pending)
+    }
+
+    /// Makes the contacts of `pairs` on this thread, chunk after chunk, each
+    /// written right after the previous one's over last step's contacts,
+    /// which are read in place for their warm starts (see
+    /// [`InPlaceReader`]; `spill` has a slot per old contact); returns how
+    /// many there are.
+    fn make_on_calling_thread(
+        &mut self,
+        pairs: &[Pair],
+        inputs: &ContactInputs,
+        any_sleeping: bool,
+        spill: &mut [MaybeUninit<WarmStart>],
+    ) -> usize {
+        let old_len = self.contacts.len();
+        let moves_buffer = self.contacts.capacity() < pairs.len();
+        let mut reader = if !moves_buffer {
+            // SAFETY: contacts are plain data, so nothing is dropped and
+            // their bytes stay in the buffer, to be read in place.
+            unsafe { self.contacts.set_len(0) };
+            InPlaceReader::new(old_len, spill)
+        } else {
+            // The list must move to a larger buffer: last step's contacts
+            // are all copied aside first.
+            let reader = InPlaceReader::all_spilled(&self.contacts, spill);
+            refill(&mut self.contacts, pairs.len());
+            reader
+        };
+        let fill = ChunkFill {
+            inputs,
+            frozen: &self.frozen,
+            any_sleeping,
+        };
+        // Last step's contacts lie in the first `old_len` slots.
+        let span = pairs.len().max(old_len);
+        let slots = Slots {
+            contacts: &mut self.contacts.spare_capacity_mut()[..span],
+            ends: &mut self.ends.spare_capacity_mut()[..pairs.len()],
+        };
+        let chunks = pairs.chunks(MANIFOLD_CHUNK);
+        let mut len = 0;
+        for (pairs, result) in chunks.zip(&mut self.chunk_results) {
+            // Each chunk writes from `len`, which never passes its first
+            // pair's index.
+            let chunk = Slots {
+                contacts: &mut *slots.contacts,
+                ends: &mut *slots.ends,
+            };
+            fill.chunk(chunk, len, pairs, result, &mut reader);
+            len += result.kept;
+        }
+        #[cfg(test)]
+        {
+            let one_by_one = if moves_buffer { 0 } else { reader.spill_len };
+            self.spill_counts[0] += one_by_one;
+            self.spill_counts[1] += usize::from(moves_buffer);
+        }
+        len
     }
 
     /// Merges into the list the frozen contacts whose pairs the broadphase

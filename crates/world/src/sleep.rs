@@ -75,7 +75,8 @@ pub(crate) struct Islands {
     free: Vec<u32>,
     /// The bodies ready to sleep joined by touching contacts.
     forest: Forest,
-    /// The second half of the contacts' forest, on a second thread.
+    /// The forest the other thread joins the second half of the contacts
+    /// into, when the search is shared.
     second: Forest,
     /// Per union-find root: the island slot it was given this step.
     slot_of_root: Vec<u32>,
