@@ -1075,12 +1075,13 @@ impl WarmReader for CopiedReader<'_> {
 
 /// Reads last step's contacts where they lie, in the first slots of the
 /// buffer the new contacts are written into front to back, one after the
-/// other, on one thread. The new list mostly trails the old one (a
-/// contact is written at or below where its pair's old contact lay, less
-/// the pairs that lost theirs), so most old contacts are read before they
-/// are written over; one that would be written over first is moved to
-/// `spill` beforehand, as the warm start it gives. This spares the copy of
-/// every contact's impulses before the contacts are made.
+/// other, on one thread. A contact is written where its pair's old one
+/// lay, shifted by the contacts gained and lost before it, so while the
+/// contacts hold steady most old ones are read before they are written
+/// over; one that would be written over first (where more were gained than
+/// lost before it) is moved to `spill` beforehand, as the warm start it
+/// gives. This spares the copy of every contact's impulses before the
+/// contacts are made.
 ///
 /// The old contacts not yet read are then those spilled from `spill_head`
 /// on, the ones below `unspilled`, followed by those in the buffer from
