@@ -1087,7 +1087,8 @@ impl WarmReader for CopiedReader<'_> {
 /// on, the ones below `unspilled`, followed by those in the buffer from
 /// `unspilled` on: a slot is written only after every slot below it, so
 /// when slot `at` is about to be written over an old contact not yet read,
-/// every one below it not yet read was spilled, and `at` is `unspilled`.
+/// every one below it not yet read was spilled, and `at` is the larger of
+/// `next` and `unspilled`.
 struct InPlaceReader<'q> {
     old_len: usize,
     /// The next old contact to read: its index in last step's list.
