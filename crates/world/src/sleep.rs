@@ -379,12 +379,9 @@ fn keep_awake_on_moving_kinematics(
 
 #[cfg(test)]
 mod tests {
-    use carom_shapes::Circle;
-    use glam::Vec2;
-
     use super::{find, Islands, Readiness};
     use crate::threading::HelperBoard;
-    use crate::{BodyDef, Material, World, WorldSettings};
+    use crate::{BodyDef, World};
 
     #[test]
     fn a_body_fast_enough_to_be_swept_has_its_timer_reset_after_the_step() {
@@ -393,17 +390,9 @@ mod tests {
         // collision. Two discs in empty space, both with time at rest
         // behind them: a slow one keeps counting, a fast one (a step at 60
         // m/s covers more than its radius) starts over.
-        let settings = WorldSettings {
-            gravity: Vec2::ZERO,
-            ..WorldSettings::default()
-        };
-        let mut world = World::new(settings).unwrap();
-        let disc = Circle::new(Vec2::ZERO, 0.5).unwrap();
-        for (x, speed) in [(0.0, 0.01), (10.0, 60.0)] {
-            let def = BodyDef::dynamic().position(x, 0.0).velocity(speed, 0.0);
-            let body = world.create_body(def).unwrap();
-            world.add_shape(body, disc, Material::default()).unwrap();
-        }
+        let defs = [(0.0, 0.01), (10.0, 60.0)]
+            .map(|(x, speed)| BodyDef::dynamic().position(x, 0.0).velocity(speed, 0.0));
+        let mut world = World::weightless_discs(defs);
         for body in world.bodies.in_step() {
             body.sleep_time = 0.25;
         }
@@ -420,19 +409,9 @@ mod tests {
         // enough, and its contacts straddle the two halves a helper's
         // search splits the list into; the first and last rows each hold
         // one moving disc, which keeps the rest of its row awake.
-        let settings = WorldSettings {
-            gravity: Vec2::ZERO,
-            ..WorldSettings::default()
-        };
-        let mut world = World::new(settings).unwrap();
-        let disc = Circle::new(Vec2::ZERO, 0.5).unwrap();
-        for row in 0..3 {
-            for k in 0..30 {
-                let def = BodyDef::dynamic().position(k as f32, 3.0 * row as f32);
-                let body = world.create_body(def).unwrap();
-                world.add_shape(body, disc, Material::default()).unwrap();
-            }
-        }
+        let rows = (0..3).flat_map(|row| (0..30).map(move |k| (k as f32, 3.0 * row as f32)));
+        let mut world =
+            World::weightless_discs(rows.map(|(x, y)| BodyDef::dynamic().position(x, y)));
         world.step();
         let moving = [10, 89];
         let ready_time = world.settings().time_to_sleep;

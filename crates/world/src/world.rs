@@ -914,6 +914,25 @@ pub struct ContactView {
 }
 
 #[cfg(test)]
+impl World {
+    /// A world without gravity (otherwise the defaults) holding a disc of
+    /// radius 0.5 on a body made from each of `defs`, in order.
+    pub(crate) fn weightless_discs(defs: impl IntoIterator<Item = BodyDef>) -> World {
+        let settings = WorldSettings {
+            gravity: Vec2::ZERO,
+            ..WorldSettings::default()
+        };
+        let mut world = World::new(settings).unwrap();
+        let disc = carom_shapes::Circle::new(Vec2::ZERO, 0.5).unwrap();
+        for def in defs {
+            let body = world.create_body(def).unwrap();
+            world.add_shape(body, disc, Material::default()).unwrap();
+        }
+        world
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use crate::scene::Scene;
     #[cfg(target_arch = "x86_64")]

@@ -118,19 +118,12 @@ pub(crate) fn keeps_start(body: &Body, start: &StartPose) -> Kept {
 
 #[cfg(test)]
 mod tests {
-    use carom_shapes::Circle;
     use glam::Vec2;
 
-    use crate::{BodyDef, Material, World, WorldSettings};
+    use crate::{BodyDef, World};
 
     #[test]
     fn only_fast_and_kinematic_bodies_keep_where_they_started() {
-        let settings = WorldSettings {
-            gravity: Vec2::ZERO,
-            ..WorldSettings::default()
-        };
-        let mut world = World::new(settings).unwrap();
-        let disc = Circle::new(Vec2::ZERO, 0.5).unwrap();
         // Far apart, so that nothing touches: a slow disc, a fast one (a
         // step at 60 m/s covers more than half its radius), a turning
         // kinematic disc and a fixed one.
@@ -141,10 +134,7 @@ mod tests {
             BodyDef::fixed().position(10.0, 10.0),
         ];
         let starts: Vec<Vec2> = defs.iter().map(|d| d.position).collect();
-        for def in defs {
-            let body = world.create_body(def).unwrap();
-            world.add_shape(body, disc, Material::default()).unwrap();
-        }
+        let mut world = World::weightless_discs(defs);
         world.step();
 
         let kept = &world.solver.start_poses;
