@@ -7,9 +7,10 @@
 //! the impulses back into the contacts and the motion into the bodies
 //! (advancing their sleep timers as well). Run as one parallel loop each,
 //! the helper thread would fall asleep between stages and have to be woken
-//! by a system call every time, which costs more than most stages. Instead the calling thread *leads*: it publishes the stages one
-//! by one, and helpers, started once per step, claim blocks of the current
-//! stage from an atomic counter and spin while they wait for the next.
+//! by a system call every time, which costs more than most stages. Instead
+//! the calling thread *leads*: it publishes the stages one by one, and
+//! helpers, started once per step, claim blocks of the current stage from
+//! an atomic counter and spin while they wait for the next.
 //!
 //! Nothing waits for a helper: the leader claims blocks too and finishes
 //! every stage by itself if no helper ever starts (a pool busy with other
