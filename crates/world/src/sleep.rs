@@ -22,6 +22,7 @@
 //! step's result, are the same on any number of threads.
 
 use crate::body::{Body, BodyKind, AWAKE};
+use crate::buffer::resize_to_overwrite;
 use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::settings::WorldSettings;
 use crate::threading::{share_each, HelperBoard};
@@ -32,12 +33,15 @@ use crate::threading::{share_each, HelperBoard};
 const SHARED_SEARCH_MIN: usize = 8_192;
 
 /// How a step advances the bodies' sleep timers: the solver advances each
-/// body's as it stores the body's motion, while the body is in cache.
+/// body's as it stores the body's motion, while the body is in cache, and
+/// notes there how the body takes part in the search for islands (see
+/// [`Readiness`]), so that the search need not read the bodies again.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SleepTimer {
     max_linear_sq: f32,
     max_angular: f32,
     dt: f32,
+    time_to_sleep: f32,
 }
 
 impl SleepTimer {
@@ -47,13 +51,15 @@ impl SleepTimer {
             max_linear_sq: settings.sleep_linear_speed * settings.sleep_linear_speed,
             max_angular: settings.sleep_angular_speed,
             dt: settings.dt,
+            time_to_sleep: settings.time_to_sleep,
         })
     }
 
     /// Adds the step to the sleep time of an awake dynamic body slower than
-    /// the sleep speeds, and resets it for a faster one.
+    /// the sleep speeds, and resets it for a faster one; returns how the
+    /// body then takes part in the search for islands.
     #[inline]
-    pub fn advance(&self, body: &mut Body) {
+    pub fn advance(&self, body: &mut Body) -> Readiness {
         if body.is_awake_dynamic() {
             let at_rest = body.linear_velocity.length_squared() <= self.max_linear_sq
                 && body.angular_velocity.abs() <= self.max_angular;
@@ -63,6 +69,7 @@ impl SleepTimer {
                 0.0
             };
         }
+        Readiness::of(body, self.time_to_sleep)
     }
 }
 
@@ -80,31 +87,49 @@ pub(crate) struct Islands {
     second: Forest,
     /// Per union-find root: the island slot it was given this step.
     slot_of_root: Vec<u32>,
-    /// Per body, while islands are found: how it takes part. Listed in one
-    /// pass over the bodies, so that the pass over the contacts reads a
-    /// byte per body instead of two bodies at random.
+    /// Per body: how it takes part in this step's search, noted by the
+    /// solver as it stored the body (see [`Islands::readiness_slots`]).
+    /// The pass over the contacts then reads a byte per body instead of
+    /// two bodies at random.
     readiness: Vec<Readiness>,
 }
 
 /// How a body takes part in finding islands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Readiness {
-    /// Not an awake dynamic body: it joins no island.
+#[repr(u8)]
+pub(crate) enum Readiness {
+    /// Not an awake dynamic body, nor a moving kinematic one: it joins no
+    /// island.
     Out,
     /// Awake and dynamic, but not at rest long enough to sleep.
     Moving,
     /// Awake, dynamic and at rest for `time_to_sleep`.
     Ready,
+    /// A kinematic body with a velocity: it joins no island, and a body it
+    /// touches is carried, not at rest.
+    Carrier,
 }
 
 impl Readiness {
-    /// How `body` takes part under `settings`.
-    fn of(body: &Body, settings: &WorldSettings) -> Readiness {
-        match body.is_awake_dynamic() {
-            false => Readiness::Out,
-            true if body.sleep_time >= settings.time_to_sleep => Readiness::Ready,
-            true => Readiness::Moving,
+    /// How `body` takes part, `time_to_sleep` being the settings'.
+    pub fn of(body: &Body, time_to_sleep: f32) -> Readiness {
+        match body.kind {
+            BodyKind::Kinematic if body.is_moving() => Readiness::Carrier,
+            _ if !body.is_awake_dynamic() => Readiness::Out,
+            _ if body.sleep_time >= time_to_sleep => Readiness::Ready,
+            _ => Readiness::Moving,
         }
+    }
+
+    /// Which kinds of readiness `notes` holds, one bit each (`1 << kind`):
+    /// a pass of bitwise ORs, which the compiler vectorises.
+    fn kinds_in(notes: &[Readiness]) -> u8 {
+        notes.iter().fold(0, |kinds, &r| kinds | 1 << r as u8)
+    }
+
+    /// Whether `kinds` (from [`Readiness::kinds_in`]) holds `self`.
+    fn is_in(self, kinds: u8) -> bool {
+        kinds & 1 << self as u8 != 0
     }
 }
 
@@ -186,12 +211,22 @@ impl Islands {
         self.members.iter().map(Vec::len).sum()
     }
 
+    /// Slots for the solver to note, as it stores each of `bodies` bodies,
+    /// how the body takes part in this step's search (see
+    /// [`SleepTimer::advance`]); every slot must be written before
+    /// [`Islands::fall_asleep`].
+    pub fn readiness_slots(&mut self, bodies: usize) -> &mut [Readiness] {
+        resize_to_overwrite(&mut self.readiness, bodies, Readiness::Out);
+        &mut self.readiness
+    }
+
     /// Puts every island that has been at rest long enough to sleep;
     /// returns whether any did. `contacts` are this step's. The solver
-    /// advanced the sleep timers of the bodies it stored, except those fast
-    /// enough to be swept, `swept`, which continuous collision may have
-    /// moved back since: theirs are advanced here. With a `helper` board and
-    /// enough contacts, the search for islands is shared with its thread.
+    /// advanced the sleep timers of the bodies it stored and noted their
+    /// readiness, except for those fast enough to be swept, `swept`, which
+    /// continuous collision may have moved back since: theirs are done
+    /// here. With a `helper` board and enough contacts, the search for
+    /// islands is shared with its thread.
     pub fn fall_asleep(
         &mut self,
         bodies: &mut [Body],
@@ -200,26 +235,22 @@ impl Islands {
         swept: impl Iterator<Item = usize>,
         helper: Option<&HelperBoard>,
     ) -> bool {
-        if let Some(timer) = SleepTimer::of(settings) {
-            for i in swept {
-                timer.advance(&mut bodies[i]);
-            }
+        let Some(timer) = SleepTimer::of(settings) else {
+            return false;
+        };
+        assert_eq!(self.readiness.len(), bodies.len(), "one note per body");
+        for i in swept {
+            self.readiness[i] = timer.advance(&mut bodies[i]);
         }
-        if bodies
-            .iter()
-            .any(|b| b.kind == BodyKind::Kinematic && b.is_moving())
-        {
-            keep_awake_on_moving_kinematics(bodies, contacts, settings);
+        let kinds = Readiness::kinds_in(&self.readiness);
+        if Readiness::Carrier.is_in(kinds) {
+            keep_awake_on_moving_kinematics(bodies, contacts, settings, &mut self.readiness);
         }
-        let ready = bodies
-            .iter()
-            .any(|b| Readiness::of(b, settings) == Readiness::Ready);
-        if !ready {
+        if !Readiness::Ready.is_in(kinds) {
             return false;
         }
         let helper = helper.filter(|_| contacts.len() >= SHARED_SEARCH_MIN);
-        self.find_islands(bodies, contacts, settings, helper);
-        self.sleep_settled_islands(bodies)
+        self.find_islands(contacts, settings, helper) && self.sleep_settled_islands(bodies)
     }
 
     /// Wakes the island of body `index`, if it sleeps.
@@ -249,7 +280,8 @@ impl Islands {
         self.free.push(island);
     }
 
-    /// Finds the islands that may sleep. An island sleeps only if every
+    /// Finds the islands that may sleep, from the bodies' readiness noted
+    /// this step; returns whether any may. An island sleeps only if every
     /// body in it is ready, so it is a set of ready bodies joined by
     /// touching contacts that touches no moving awake body: union-find
     /// runs over the contacts between ready bodies only, and a contact
@@ -259,16 +291,12 @@ impl Islands {
     /// the first: the same trees and roots (see the module notes).
     fn find_islands(
         &mut self,
-        bodies: &[Body],
         contacts: &ContactSet,
         settings: &WorldSettings,
         helper: Option<&HelperBoard>,
-    ) {
-        let n = bodies.len();
+    ) -> bool {
+        let n = self.readiness.len();
         self.forest.reset(n);
-        self.readiness.clear();
-        let readiness = bodies.iter().map(|b| Readiness::of(b, settings));
-        self.readiness.extend(readiness);
         let (readiness, lists) = (&self.readiness[..], contacts.lists());
         match helper {
             Some(board) => {
@@ -298,6 +326,13 @@ impl Islands {
                 forest.held_awake[root] = true;
             }
         }
+        // Some island may sleep if some ready body is the root of a tree
+        // that nothing holds awake.
+        let roots = forest.parent.iter().zip(&forest.held_awake).enumerate();
+        readiness
+            .iter()
+            .zip(roots)
+            .any(|(&r, (i, (&parent, &held)))| r == Readiness::Ready && parent == i as u32 && !held)
     }
 
     /// Puts to sleep every island whose bodies are all ready and which no
@@ -358,20 +393,22 @@ fn is_touching(contact: &Contact, settings: &WorldSettings) -> bool {
 }
 
 /// A body touching a moving kinematic body is carried, not at rest.
+/// Its timer starts over, and its `readiness` becomes moving.
 fn keep_awake_on_moving_kinematics(
     bodies: &mut [Body],
     contacts: &ContactSet,
     settings: &WorldSettings,
+    readiness: &mut [Readiness],
 ) {
     for (c, [a, b]) in contacts.with_bodies() {
         let (a, b) = (a as usize, b as usize);
         for (carrier, load) in [(a, b), (b, a)] {
-            if bodies[carrier].kind == BodyKind::Kinematic
-                && bodies[carrier].is_moving()
+            if readiness[carrier] == Readiness::Carrier
                 && bodies[load].is_awake_dynamic()
                 && is_touching(c, settings)
             {
                 bodies[load].sleep_time = 0.0;
+                readiness[load] = Readiness::Moving;
             }
         }
     }
@@ -403,6 +440,60 @@ mod tests {
     }
 
     #[test]
+    fn the_solver_notes_each_bodys_readiness_as_it_stores_it() {
+        // Far apart, so that nothing touches: a disc at rest long enough to
+        // sleep, a disc at rest for too short a time, a fast disc (its note
+        // is made after continuous collision), a moving kinematic disc, a
+        // kinematic disc at rest and a fixed one.
+        let defs = [
+            BodyDef::dynamic(),
+            BodyDef::dynamic().position(10.0, 0.0),
+            BodyDef::dynamic().position(20.0, 0.0).velocity(60.0, 0.0),
+            BodyDef::kinematic().position(0.0, 10.0).velocity(0.0, 2.0),
+            BodyDef::kinematic().position(10.0, 10.0),
+            BodyDef::fixed().position(20.0, 10.0),
+        ];
+        let mut world = World::weightless_discs(defs);
+        let ready_time = world.settings().time_to_sleep;
+        for body in world.bodies.in_step() {
+            body.sleep_time = ready_time;
+        }
+        world.bodies.in_step()[1].sleep_time = 0.0;
+        world.step();
+        use Readiness::{Carrier, Moving, Out, Ready};
+        let noted = [Ready, Moving, Moving, Carrier, Out, Out];
+        assert_eq!(world.islands.readiness, noted);
+        // The ready disc, touching nothing, fell asleep on its own.
+        assert!(world.bodies[0].is_sleeping());
+        assert!(!world.bodies[1].is_sleeping() && !world.bodies[2].is_sleeping());
+    }
+
+    #[test]
+    fn no_island_may_sleep_while_each_ready_body_touches_a_moving_one() {
+        // A row of touching discs, all at rest long enough but one.
+        let mut world =
+            World::weightless_discs((0..5).map(|k| BodyDef::dynamic().position(k as f32, 0.0)));
+        world.step();
+        let ready_time = world.settings().time_to_sleep;
+        let notes = world
+            .bodies
+            .in_step()
+            .iter_mut()
+            .enumerate()
+            .map(|(i, body)| {
+                body.sleep_time = if i == 2 { 0.0 } else { ready_time };
+                Readiness::of(body, ready_time)
+            });
+        let mut islands = Islands::default();
+        islands.readiness.extend(notes);
+        let settings = world.settings();
+        assert!(!islands.find_islands(&world.contacts, settings, None));
+        // Once the middle disc is ready too, the row may sleep.
+        islands.readiness[2] = Readiness::Ready;
+        assert!(islands.find_islands(&world.contacts, settings, None));
+    }
+
+    #[test]
     fn islands_found_with_a_helper_are_those_found_alone() {
         // Three rows of 30 touching discs in empty space, after one step
         // has made their contacts. The middle row is all at rest long
@@ -423,7 +514,12 @@ mod tests {
         // Per body: its readiness, its tree's root and whether that is held.
         let islands_of = |helper: Option<&HelperBoard>| {
             let mut islands = Islands::default();
-            islands.find_islands(bodies, contacts, settings, helper);
+            let notes = bodies
+                .iter()
+                .map(|b| Readiness::of(b, settings.time_to_sleep));
+            islands.readiness.extend(notes);
+            let may_sleep = islands.find_islands(contacts, settings, helper);
+            assert!(may_sleep, "the middle row may sleep");
             let forest = &mut islands.forest;
             (0..bodies.len() as u32)
                 .map(|i| {

@@ -37,7 +37,7 @@ pub struct World {
     /// Lent to the broadphase and narrowphase for the shapes' views and
     /// last step's impulses, then to the solver for its constraint batches.
     scratch: SharedScratch,
-    islands: Islands,
+    pub(crate) islands: Islands,
     continuous: Continuous,
     steps: u64,
     accumulator: f32,
@@ -550,12 +550,18 @@ impl World {
                 )
             }
         };
+        let bodies = self.bodies.in_step();
+        let readiness = self
+            .settings
+            .sleep
+            .then(|| self.islands.readiness_slots(bodies.len()));
         let solved = self.solver.step(
             &self.settings,
-            self.bodies.in_step(),
+            bodies,
             &mut self.contacts,
             threading,
             &mut self.scratch,
+            readiness,
             loaded,
         );
         self.stats.manifolds = self.contacts.len();

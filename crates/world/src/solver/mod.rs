@@ -39,7 +39,7 @@ use crate::buffer::{resize_to_overwrite, Room, SharedScratch};
 use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::graph::{self, BodyMark, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
-use crate::sleep::SleepTimer;
+use crate::sleep::{Readiness, SleepTimer};
 use crate::threading::{with_helper, HelperBoard, Threading};
 #[cfg(test)]
 use contact::{relative_velocity, ConstraintPoint, ContactConstraint};
@@ -170,7 +170,12 @@ impl Solver {
     }
 
     /// Advances every body by one step of `settings.dt`, resolving contacts;
-    /// the bodies must be as [`Solver::load`] read them.
+    /// the bodies must be as [`Solver::load`] read them. When bodies may
+    /// sleep, `readiness` is given one slot per body, and each body's
+    /// sleep timer is advanced and its readiness noted there as its motion
+    /// is stored (except for a body fast enough to be swept, whose slot is
+    /// left for [`crate::sleep::Islands::fall_asleep`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         settings: &WorldSettings,
@@ -178,6 +183,7 @@ impl Solver {
         contacts: &mut ContactSet,
         threading: Threading,
         scratch: &mut SharedScratch,
+        readiness: Option<&mut [Readiness]>,
         _loaded: Loaded,
     ) -> Solved<'_> {
         let substeps = settings.substeps;
@@ -235,15 +241,21 @@ impl Solver {
             solve: &solve,
             relax: &relax,
             restitution: &Restitution { ctx },
-            sleep: SleepTimer::of(settings),
         };
         // Preparing the batches, the substeps and storing what they did run
         // as one sequence of stages on the same threads.
         let (contacts, ends) = contacts.split_mut();
+        let rest = SleepTimer::of(settings).zip(readiness);
+        assert_eq!(
+            rest.is_some(),
+            settings.sleep,
+            "readiness slots when bodies may sleep"
+        );
         let written = StepOutputs {
             contacts,
             ends,
             bodies,
+            rest,
         };
         self.run_stages(&passes, threading, slots, written);
         Solved {
@@ -411,6 +423,9 @@ struct StepOutputs<'a> {
     /// The contacts' bodies, read as constraints are prepared.
     ends: &'a [ContactEnds],
     bodies: &'a mut [Body],
+    /// When bodies may sleep: their timer, and a slot per body for its
+    /// readiness.
+    rest: Option<(SleepTimer, &'a mut [Readiness])>,
 }
 
 /// The length of a substep, `dt / substeps`: one expression, so that what

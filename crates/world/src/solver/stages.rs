@@ -34,7 +34,7 @@ use super::{
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
 use crate::graph;
-use crate::sleep::SleepTimer;
+use crate::sleep::{Readiness, SleepTimer};
 use crate::threading::{pause, BlockClaims, End, OnDrop, Threading};
 
 /// Bodies per block of an integration stage.
@@ -62,8 +62,6 @@ pub(crate) struct StepPasses<'a> {
     pub solve: &'a Solve,
     pub relax: &'a Solve,
     pub restitution: &'a Restitution,
-    /// Advances the sleep timers of the bodies stored, if bodies may sleep.
-    pub sleep: Option<SleepTimer>,
 }
 
 /// A constraint pass, named so that a stage can say which it runs.
@@ -141,6 +139,7 @@ impl Solver {
             contacts,
             ends,
             bodies,
+            rest,
         } = written;
         assert!(
             slots.ones.batches.len() == self.ones.batch_count()
@@ -163,6 +162,10 @@ impl Solver {
         self.stage_syncs
             .resize_with(self.stages.len(), BlockClaims::default);
         assert_eq!(self.start_poses.len(), bodies.len(), "one start per body");
+        let rest = rest.map(|(timer, readiness)| {
+            assert_eq!(readiness.len(), bodies.len(), "one readiness slot per body");
+            (timer, readiness.as_mut_ptr())
+        });
         let (kept, start_poses) = self.start_poses.slots();
         let exec = Executor {
             stages: &self.stages,
@@ -180,6 +183,7 @@ impl Solver {
             bodies: bodies.as_mut_ptr(),
             kept,
             start_poses,
+            rest,
             ones: SetPtr::of(&self.ones, slots.ones),
             twos: SetPtr::of(&self.twos, slots.twos),
             region_ends: &self.coloring.region_ends,
@@ -341,6 +345,9 @@ struct Executor<'a> {
     /// is kept, and the pose (see [`super::start`]).
     kept: *mut Kept,
     start_poses: *mut MaybeUninit<StartPose>,
+    /// When bodies may sleep: their timer, and per body its readiness,
+    /// written when its motion is stored.
+    rest: Option<(SleepTimer, *mut Readiness)>,
     ones: SetPtr<'a, 1>,
     twos: SetPtr<'a, 2>,
     /// Per region, in run order: the end of its groups.
@@ -574,10 +581,16 @@ impl Executor<'_> {
             mass.center = body.center;
         }
         let kept = keeps_start(body, &start);
-        // A body fast enough to be swept may yet be moved back, so its timer
-        // waits for that (see `Islands::fall_asleep`).
-        if let Some(timer) = self.passes.sleep.filter(|_| kept != Kept::Fast) {
-            timer.advance(body);
+        if let Some((timer, readiness)) = self.rest {
+            // A body fast enough to be swept may yet be moved back, so its
+            // timer waits for that (see `Islands::fall_asleep`).
+            let noted = match kept {
+                Kept::Fast => Readiness::Moving,
+                _ => timer.advance(body),
+            };
+            // SAFETY: body `i`'s slot is this thread's, like the body, and
+            // lies in the slots (one per body, checked in `run_stages`).
+            unsafe { *readiness.add(i) = noted };
         }
         // SAFETY: body `i`'s entries are this thread's, like the body.
         unsafe {
