@@ -20,14 +20,13 @@
 
 use carom_narrowphase::{time_of_impact, Sweep, ToiState};
 use carom_shapes::Rot;
-use rayon::prelude::*;
 
 use crate::body::{Body, BodyKind};
 use crate::broadphase::BroadPhase;
 use crate::collider::{shape_list, Collider};
 use crate::contacts::ContactSet;
 use crate::solver::{set_pose, StartPose, StartPoses};
-use crate::threading::Threading;
+use crate::threading::{HelperBoard, TaskSlots};
 
 /// A body is fast when it moves more than this fraction of its thinnest
 /// extent in one step.
@@ -37,23 +36,27 @@ const FAST_FRACTION: f32 = 0.5;
 /// distance so the next step sees the contact.
 const TARGET_SEPARATION: f32 = 0.005;
 
-/// Bodies handed to one task.
-const CCD_CHUNK: usize = 256;
+/// Bodies per task: each task sweeps the fast ones among a run of this
+/// many bodies. Fixed, so the split does not depend on the threads; runs
+/// rather than a list of the fast bodies, so that finding them is shared
+/// too.
+const CCD_BLOCK: usize = 512;
 
 /// Buffers of the continuous pass, kept between steps so that a step does
 /// not allocate once their sizes settle.
 #[derive(Debug, Default)]
 pub(crate) struct Continuous {
-    fast: Vec<usize>,
-    chunks: Vec<ChunkBuffers>,
+    blocks: Vec<BlockBuffers>,
 }
 
-/// Per chunk of fast bodies: a query scratch list and the impacts found,
-/// each a body index and the fraction of the step it is moved back to.
-type ChunkBuffers = (Vec<u32>, Vec<(usize, f32)>);
+/// Per block of bodies: a query scratch list and the impacts found, each a
+/// body index and the fraction of the step it is moved back to.
+type BlockBuffers = (Vec<u32>, Vec<(usize, f32)>);
 
 impl Continuous {
     /// Sweeps every fast dynamic body; returns how many were moved back.
+    /// With a `helper` board, the blocks of bodies are shared with the
+    /// thread waiting on it.
     pub fn solve(
         &mut self,
         bodies: &mut [Body],
@@ -61,15 +64,11 @@ impl Continuous {
         start: &StartPoses,
         broadphase: &BroadPhase,
         contacts: &ContactSet,
-        threading: Threading,
+        helper: Option<&HelperBoard>,
     ) -> usize {
-        self.fast.clear();
-        self.fast.extend(start.fast());
-        if self.fast.is_empty() {
-            return 0;
-        }
-        let chunks = self.fast.len().div_ceil(CCD_CHUNK);
-        self.chunks.resize_with(chunks, Default::default);
+        let n = bodies.len();
+        let blocks = n.div_ceil(CCD_BLOCK);
+        self.blocks.resize_with(blocks, Default::default);
         let world = Obstacles {
             bodies,
             colliders,
@@ -77,19 +76,26 @@ impl Continuous {
             broadphase,
             contacts,
         };
-        self.chunks[..chunks]
-            .par_iter_mut()
-            .zip(self.fast.par_chunks(CCD_CHUNK))
-            .with_min_len(threading.min_len())
-            .for_each(|((scratch, impacts), fast)| {
-                impacts.clear();
-                impacts.extend(
-                    fast.iter()
-                        .filter_map(|&i| earliest_impact(i, &world, scratch).map(|t| (i, t))),
-                );
-            });
+        let sweep = |k: usize, (scratch, impacts): &mut BlockBuffers| {
+            impacts.clear();
+            let fast = start.fast_among(k * CCD_BLOCK..n.min((k + 1) * CCD_BLOCK));
+            let hits = fast.filter_map(|i| earliest_impact(i, &world, scratch).map(|t| (i, t)));
+            impacts.extend(hits);
+        };
+        match helper {
+            Some(board) => {
+                let buffers = TaskSlots::new(&mut self.blocks[..blocks]);
+                // SAFETY: each block runs once, so its buffers are its own.
+                board.share(blocks, &|k| sweep(k, unsafe { buffers.at(k) }));
+            }
+            None => {
+                for (k, buffers) in self.blocks[..blocks].iter_mut().enumerate() {
+                    sweep(k, buffers);
+                }
+            }
+        }
         let mut moved = 0;
-        for (_, impacts) in &self.chunks[..chunks] {
+        for (_, impacts) in &self.blocks[..blocks] {
             for &(i, t) in impacts {
                 let from = start.of(i, &bodies[i]);
                 rewind(&mut bodies[i], &from, t);

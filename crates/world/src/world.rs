@@ -568,40 +568,41 @@ impl World {
         self.stats.contact_points = self.contacts.point_count();
         self.stats.colors = solved.colors;
         let solver = clock.lap();
-        self.stats.ccd_hits = if self.settings.continuous {
-            self.continuous.solve(
-                self.bodies.in_step(),
-                &self.colliders,
-                solved.start_poses,
-                &self.broadphase,
-                &self.contacts,
-                threading,
-            )
-        } else {
-            0
-        };
-        // Bodies moved back along their sweeps, or put to sleep, are not
-        // what the solver's arrays hold for the next step.
-        if self.stats.ccd_hits > 0 {
-            self.bodies.note_change();
-        }
-        if self.settings.sleep {
-            let (islands, contacts, settings) = (&mut self.islands, &self.contacts, &self.settings);
-            let bodies = self.bodies.in_step();
-            let swept = solved.start_poses.fast();
-            let fall_asleep = |helper: Option<&HelperBoard>| {
+        let (continuous, islands) = (&mut self.continuous, &mut self.islands);
+        let (bodies, colliders) = (self.bodies.in_step(), &self.colliders[..]);
+        let (pairs_index, contacts, settings) = (&self.broadphase, &self.contacts, &self.settings);
+        let start_poses = solved.start_poses;
+        let mut sweep_and_sleep = |helper: Option<&HelperBoard>| {
+            let hits = match settings.continuous {
+                true => continuous.solve(
+                    bodies,
+                    colliders,
+                    start_poses,
+                    pairs_index,
+                    contacts,
+                    helper,
+                ),
+                false => 0,
+            };
+            let slept = settings.sleep && {
+                let swept = start_poses.fast();
                 islands.fall_asleep(bodies, contacts, settings, swept, helper)
             };
-            // The other thread shares the search for islands on a board, and
-            // waits there meanwhile: left in the pool, it would fall asleep
-            // and be woken late for the next step's broadphase.
-            let slept = match threading {
-                Threading::Pool => with_helper(|board| fall_asleep(Some(board)), || ()).0,
-                Threading::Calling => fall_asleep(None),
-            };
-            if slept {
-                self.bodies.note_change();
-            }
+            (hits, slept)
+        };
+        // The other thread shares the sweeps and the search for islands on
+        // a board, and waits there meanwhile: left in the pool, it would
+        // fall asleep and be woken late for the next step's broadphase.
+        let shared = threading == Threading::Pool && (settings.continuous || settings.sleep);
+        let (hits, slept) = match shared {
+            true => with_helper(|board| sweep_and_sleep(Some(board)), || ()).0,
+            false => sweep_and_sleep(None),
+        };
+        self.stats.ccd_hits = hits;
+        // Bodies moved back along their sweeps, or put to sleep, are not
+        // what the solver's arrays hold for the next step.
+        if hits > 0 || slept {
+            self.bodies.note_change();
         }
         self.stats.sleeping_bodies = self.islands.sleeping_bodies();
         let finish = clock.lap();

@@ -270,6 +270,46 @@ fn a_ball_at_300_m_per_s_does_not_tunnel_through_a_segment() {
 }
 
 #[test]
+fn a_pooled_step_sweeps_back_every_fast_disc_as_one_thread_does() {
+    // 9,000 discs (enough for a step to share its work with a pool) above
+    // a long wall, under a gravity so strong that one step carries each
+    // through the wall: a contact made at the start of the step cannot
+    // foresee it, so only continuous collision stops them, every one.
+    let world_of_discs = || {
+        let mut world = world_with_gravity(Vec2::new(0.0, -50_000.0));
+        let half = 1200.0;
+        add_wall(
+            &mut world,
+            Vec2::new(-half, 0.0),
+            Vec2::new(half, 0.0),
+            Material::default(),
+        );
+        for k in 0..9_000 {
+            let x = -half + 0.25 * k as f32 + 0.1;
+            add_ball(&mut world, x, 1.1, 0.1, Material::default());
+        }
+        world
+    };
+    let step_on = |threads: usize| {
+        let mut world = world_of_discs();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool");
+        pool.install(|| world.step());
+        world
+    };
+    let (alone, pooled) = (step_on(1), step_on(2));
+    assert_eq!(alone.stats().ccd_hits, 9_000);
+    assert_eq!(pooled.stats().ccd_hits, 9_000);
+    assert_eq!(alone.state_hash(), pooled.state_hash());
+    for disc in alone.bodies().skip(1) {
+        let y = disc.position().y;
+        assert!(y > 0.0 && y < 1.1, "disc {} at y = {y}", disc.index());
+    }
+}
+
+#[test]
 fn circles_never_leave_a_spinning_kinematic_drum() {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
     let half = 3.0;

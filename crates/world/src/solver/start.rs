@@ -9,6 +9,7 @@
 //! for a fast or kinematic body.
 
 use std::mem::MaybeUninit;
+use std::ops::Range;
 
 use carom_shapes::Rot;
 use glam::Vec2;
@@ -85,8 +86,15 @@ impl StartPoses {
 
     /// The bodies fast enough to be swept, in index order.
     pub fn fast(&self) -> impl Iterator<Item = usize> + '_ {
-        let kept = self.kept.iter().enumerate();
-        kept.filter(|(_, k)| **k == Kept::Fast).map(|(i, _)| i)
+        self.fast_among(0..self.kept.len())
+    }
+
+    /// The bodies of `range` fast enough to be swept, in index order.
+    pub fn fast_among(&self, range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let first = range.start;
+        let kept = self.kept[range].iter().enumerate();
+        kept.filter(|(_, k)| **k == Kept::Fast)
+            .map(move |(i, _)| first + i)
     }
 
     /// Where body `i`, now `body`, was at the start of the step. Only for
