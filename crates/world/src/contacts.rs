@@ -152,8 +152,7 @@ fn pair_key(a: u32, b: u32) -> u64 {
 /// What warm starting needs of a last-step contact: its pair and its
 /// points' feature ids and impulses. 28 bytes against a contact's 80, so
 /// keeping last step's impulses costs little while the new contacts are
-/// written over the old (two threads copy every contact's: at 100,000
-/// circles some 11 MB).
+/// written over the old (two threads copy every contact's).
 ///
 /// No point count: a contact kept has one point or two, and one of a
 /// single point repeats its id, which then finds the first impulse either
