@@ -62,7 +62,7 @@ use rayon::prelude::*;
 use crate::body::{Body, BodyKind};
 use crate::buffer::{assume_written, refill, resize_to_overwrite, Room};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::{share_each, HelperBoard, Sharing, TaskSlots, Threading};
+use crate::threading::{share_each, share_slots, HelperBoard, Sharing, Threading};
 use crate::tree::AabbTree;
 
 /// A candidate pair of shapes (dense shape indices). `a` is a shape of a
@@ -1373,11 +1373,7 @@ fn search(
     }
     chunks.resize_with(tasks, Default::default);
     if let Some(board) = helper {
-        let buffers = TaskSlots::new(&mut chunks[..tasks]);
-        board.share(tasks, &|task| {
-            // SAFETY: each task runs once, so its buffers are its own.
-            run(task, unsafe { buffers.at(task) });
-        });
+        share_slots(Some(board), &mut chunks[..tasks], run);
         return tasks;
     }
     chunks[..tasks]

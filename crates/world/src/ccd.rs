@@ -26,7 +26,7 @@ use crate::broadphase::BroadPhase;
 use crate::collider::{shape_list, Collider};
 use crate::contacts::ContactSet;
 use crate::solver::{set_pose, StartPose, StartPoses};
-use crate::threading::{HelperBoard, TaskSlots};
+use crate::threading::{share_slots, HelperBoard};
 
 /// A body is fast when it moves more than this fraction of its thinnest
 /// extent in one step.
@@ -82,18 +82,7 @@ impl Continuous {
             let hits = fast.filter_map(|i| earliest_impact(i, &world, scratch).map(|t| (i, t)));
             impacts.extend(hits);
         };
-        match helper {
-            Some(board) => {
-                let buffers = TaskSlots::new(&mut self.blocks[..blocks]);
-                // SAFETY: each block runs once, so its buffers are its own.
-                board.share(blocks, &|k| sweep(k, unsafe { buffers.at(k) }));
-            }
-            None => {
-                for (k, buffers) in self.blocks[..blocks].iter_mut().enumerate() {
-                    sweep(k, buffers);
-                }
-            }
-        }
+        share_slots(helper, &mut self.blocks[..blocks], sweep);
         let mut moved = 0;
         for (_, impacts) in &self.blocks[..blocks] {
             for &(i, t) in impacts {

@@ -24,7 +24,7 @@ use crate::body::{Body, Material};
 use crate::broadphase::Pair;
 use crate::buffer::{assume_written, refill};
 use crate::collider::{Collider, StepCollider};
-use crate::threading::{HelperBoard, TaskSlots, Threading};
+use crate::threading::{share_slots, HelperBoard, Threading};
 
 /// Pairs handed to one task when computing manifolds.
 const MANIFOLD_CHUNK: usize = 256;
@@ -526,12 +526,11 @@ impl ContactSet {
         };
         self.chunk_ready.resize_with(chunks, AtomicUsize::default);
         let moves = InOrderMoves::new(slots, &mut self.chunk_ready[..chunks]);
-        let results = TaskSlots::new(&mut self.chunk_results[..chunks]);
-        board.share(chunks, &|k| {
+        let results = &mut self.chunk_results[..chunks];
+        share_slots(Some(board), results, |k, result| {
             let pairs = &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
-            // SAFETY: each chunk is made once, so its result and, until it
-            // is reported finished, its slots are its own.
-            let result = unsafe { results.at(k) };
+            // SAFETY: each chunk is made once, so until it is reported
+            // finished its slots are its own.
             let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
             let mut reader = CopiedReader::new(warm, pairs);
             fill.chunk(slots, 0, pairs, result, &mut reader);

@@ -426,27 +426,40 @@ pub(crate) fn share_each<I: Send, R: Send, const N: usize>(
     failed: &str,
 ) -> [R; N] {
     let mut slots = inputs.map(|input| (Some(input), None));
+    share_slots(board, &mut slots, |_, (input, result)| {
+        *result = input.take().map(&run);
+    });
+    slots.map(|(_, result)| result.expect(failed))
+}
+
+/// Runs `run` once on each of `slots`, with its index (task `k` gets slot
+/// `k` to itself): on a `board`, its leader and helper each taking tasks as
+/// they come, else one after the other on this thread.
+pub(crate) fn share_slots<T: Send>(
+    board: Option<&HelperBoard>,
+    slots: &mut [T],
+    run: impl Fn(usize, &mut T) + Sync,
+) {
     match board {
         Some(board) => {
-            let tasks = TaskSlots::new(&mut slots);
-            board.share(N, &|k| {
+            let tasks = slots.len();
+            let slots = TaskSlots::new(slots);
+            board.share(tasks, &|k| {
                 // SAFETY: each task runs once, so its slot is its own.
-                let (input, result) = unsafe { tasks.at(k) };
-                *result = input.take().map(&run);
+                run(k, unsafe { slots.at(k) });
             });
         }
         None => {
-            for (input, result) in &mut slots {
-                *result = input.take().map(&run);
+            for (k, slot) in slots.iter_mut().enumerate() {
+                run(k, slot);
             }
         }
     }
-    slots.map(|(_, result)| result.expect(failed))
 }
 
 /// One slot per task of a job shared on a [`HelperBoard`], reached by
 /// whichever thread runs the task.
-pub(crate) struct TaskSlots<'a, T> {
+struct TaskSlots<'a, T> {
     first: *mut T,
     len: usize,
     _slots: std::marker::PhantomData<&'a mut [T]>,
@@ -457,7 +470,7 @@ pub(crate) struct TaskSlots<'a, T> {
 unsafe impl<T: Send> Sync for TaskSlots<'_, T> {}
 
 impl<'a, T> TaskSlots<'a, T> {
-    pub fn new(slots: &'a mut [T]) -> Self {
+    fn new(slots: &'a mut [T]) -> Self {
         TaskSlots {
             first: slots.as_mut_ptr(),
             len: slots.len(),
@@ -471,7 +484,7 @@ impl<'a, T> TaskSlots<'a, T> {
     /// No other thread may hold the same slot while this one does (each
     /// task runs once, so its slot is its own).
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn at(&self, task: usize) -> &mut T {
+    unsafe fn at(&self, task: usize) -> &mut T {
         assert!(task < self.len, "one slot per task");
         // SAFETY: in bounds (above), and the caller's guarantee.
         unsafe { &mut *self.first.add(task) }
