@@ -59,6 +59,13 @@ pub(crate) struct Coloring {
     /// arrays: its index in run order. Work split by place rather than by
     /// region colour uses it, so that each thread keeps to the same bodies.
     pub regions_by_place: Vec<u32>,
+    /// Per region, in run order: the span of the dynamic bodies its
+    /// constraints move. Regions whose spans do not overlap share no such
+    /// body, whatever their colours.
+    pub region_spans: Vec<BodySpan>,
+    /// Per region in pair order: its span, until the regions are listed in
+    /// run order.
+    spans_by_place: Vec<BodySpan>,
     /// The most colours any region used, overflow excluded.
     colors: usize,
     /// Per region: its colour among regions.
@@ -74,6 +81,47 @@ pub(crate) struct Coloring {
     /// Per region: where the items of each sort key begin in their kind's
     /// list.
     key_starts: Vec<[u32; KEY_COUNT]>,
+}
+
+/// The lowest and the highest index of a set of bodies, a range that holds
+/// them all (and that is empty, `lo > hi`, for none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BodySpan {
+    lo: u32,
+    hi: u32,
+}
+
+impl BodySpan {
+    /// The span of no body.
+    pub const EMPTY: BodySpan = BodySpan {
+        lo: u32::MAX,
+        hi: 0,
+    };
+    /// A span that holds every body.
+    pub const ALL: BodySpan = BodySpan {
+        lo: 0,
+        hi: u32::MAX,
+    };
+
+    /// The span of the bodies `lo..=hi`.
+    pub fn new(lo: u32, hi: u32) -> BodySpan {
+        BodySpan { lo, hi }
+    }
+
+    /// The span of this one's bodies and body `b`.
+    fn with(self, b: u32) -> BodySpan {
+        BodySpan {
+            lo: self.lo.min(b),
+            hi: self.hi.max(b),
+        }
+    }
+
+    /// Whether the two ranges share an index: if not, the two sets of
+    /// bodies share no body.
+    pub fn overlaps(self, other: BodySpan) -> bool {
+        let empty = self.lo > self.hi || other.lo > other.hi;
+        !empty && self.lo <= other.hi && other.lo <= self.hi
+    }
 }
 
 /// Run `k` of a list cut into runs whose ends are `ends` (as
@@ -290,6 +338,8 @@ impl Coloring {
     /// take the colour of any earlier region that met one of its bodies,
     /// and it is enough to look at the bodies it met first (those its
     /// parts noted in `firsts`, region `r`'s from `2 · r · region_len`).
+    /// Those are every dynamic body it moves, once each, which also gives
+    /// its span.
     fn color_regions_among_themselves(
         &mut self,
         marks: &mut [MaybeUninit<BodyMark>],
@@ -305,13 +355,16 @@ impl Coloring {
         self.region_colors.clear();
         self.region_bits.clear();
         self.region_bits.push(0);
+        self.spans_by_place.clear();
         let regions = self.key_counts.iter().zip(&self.first_counts);
         for (region, (counts, &met)) in regions.enumerate() {
             let start = 2 * region * region_len;
             // SAFETY: the region's part wrote its first `met` firsts.
             let met = unsafe { assume_written(&mut firsts[start..start + met as usize]) };
             let mut taken = 0;
+            let mut span = BodySpan::EMPTY;
             for &mut b in met {
+                span = span.with(b);
                 let mark = &mut marks[b as usize];
                 // The last region that met the body is coloured by now.
                 mark.colors |= self.region_bits[mark.region as usize];
@@ -325,6 +378,7 @@ impl Coloring {
                 (OVERFLOW, 0)
             };
             self.region_colors.push(color);
+            self.spans_by_place.push(span);
             self.region_bits.push(bit);
             let used = (0..MAX_COLORS)
                 .rev()
@@ -344,6 +398,7 @@ impl Coloring {
         self.region_color_ends.clear();
         self.regions_by_place.clear();
         self.regions_by_place.resize(self.key_counts.len(), 0);
+        self.region_spans.clear();
         self.key_starts.clear();
         self.key_starts
             .resize(self.key_counts.len(), [0; KEY_COUNT]);
@@ -365,6 +420,7 @@ impl Coloring {
                     }
                 }
                 self.regions_by_place[region] = self.region_ends.len() as u32;
+                self.region_spans.push(self.spans_by_place[region]);
                 self.region_ends.push(self.group_ends.len() as u32);
             }
             let regions = self.region_ends.len() as u32;
@@ -612,6 +668,18 @@ mod tests {
         assert_eq!(coloring.region_color_ends, vec![2, 2]);
     }
 
+    #[test]
+    fn spans_overlap_when_they_share_an_index() {
+        let span = BodySpan::new(4, 9);
+        assert!(span.overlaps(BodySpan::new(9, 12)) && span.overlaps(BodySpan::new(0, 4)));
+        assert!(span.overlaps(BodySpan::new(5, 6)) && BodySpan::new(5, 6).overlaps(span));
+        assert!(!span.overlaps(BodySpan::new(10, 12)) && !span.overlaps(BodySpan::new(0, 3)));
+        // The span of no body meets none, not even itself.
+        assert!(!BodySpan::EMPTY.overlaps(span) && !span.overlaps(BodySpan::EMPTY));
+        assert!(!BodySpan::EMPTY.overlaps(BodySpan::EMPTY));
+        assert!(BodySpan::ALL.overlaps(span) && !BodySpan::ALL.overlaps(BodySpan::EMPTY));
+    }
+
     /// The dynamic bodies of the constraints of `group`.
     fn bodies_of<'a>(
         group: &'a [u32],
@@ -655,6 +723,7 @@ mod tests {
             proptest::prop_assert_eq!(&shared.region_ends, &coloring.region_ends);
             proptest::prop_assert_eq!(&shared.region_color_ends, &coloring.region_color_ends);
             proptest::prop_assert_eq!(&shared.regions_by_place, &coloring.regions_by_place);
+            proptest::prop_assert_eq!(&shared.region_spans, &coloring.region_spans);
             // Each kind's list holds exactly the items of that kind with a
             // constraint.
             for (kind, list) in lists.iter().enumerate() {
@@ -678,6 +747,15 @@ mod tests {
                     }
                 }
                 regions.push(region_groups.concat());
+            }
+            // Each region's span runs from its lowest dynamic body to its
+            // highest: so regions whose spans part share no body.
+            proptest::prop_assert_eq!(coloring.region_spans.len(), regions.len());
+            for (region, &span) in regions.iter().zip(&coloring.region_spans) {
+                let lo = bodies_of(region, &items).min();
+                let hi = bodies_of(region, &items).max();
+                let expected = lo.zip(hi).map_or(BodySpan::EMPTY, |(lo, hi)| BodySpan::new(lo, hi));
+                proptest::prop_assert_eq!(span, expected);
             }
             // Place `p` names the region cut from items `p * region_len..`,
             // and a region holds only its own items.

@@ -96,11 +96,28 @@ pub(crate) struct BlockClaims {
     /// (high 32 bits).
     claimed: AtomicU64,
     done: AtomicU32,
+    /// Which of the first [`TRACKED_BLOCKS`] blocks are finished, a bit
+    /// each.
+    finished: AtomicU64,
 }
+
+/// Blocks of a phase whose finishing [`BlockClaims`] tracks one by one.
+pub(crate) const TRACKED_BLOCKS: usize = u64::BITS as usize;
 
 impl BlockClaims {
     /// The next unclaimed block from `end`, if any is left of `blocks`.
     pub fn claim(&self, end: End, blocks: usize) -> Option<usize> {
+        self.claim_if(end, blocks, |_| true)
+    }
+
+    /// The next unclaimed block from `end`, if any is left of `blocks` and
+    /// `ready` says it may run now; otherwise the block stays unclaimed.
+    pub fn claim_if(
+        &self,
+        end: End,
+        blocks: usize,
+        ready: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
         let mut seen = self.claimed.load(Ordering::Relaxed);
         loop {
             let (front, back) = (seen & u64::from(u32::MAX), seen >> 32);
@@ -111,6 +128,9 @@ impl BlockClaims {
                 End::Front => (seen + 1, front as usize),
                 End::Back => (seen + (1 << 32), blocks - 1 - back as usize),
             };
+            if !ready(block) {
+                return None;
+            }
             match self.claimed.compare_exchange_weak(
                 seen,
                 next,
@@ -131,18 +151,38 @@ impl BlockClaims {
     /// caller through the join or scope that started it.
     pub fn work(&self, end: End, blocks: usize, mut run: impl FnMut(usize)) {
         while let Some(block) = self.claim(end, blocks) {
-            let _finished = OnDrop(|| {
-                self.done.fetch_add(1, Ordering::Release);
-            });
-            run(block);
+            self.run_claimed(block, &mut run);
         }
+    }
+
+    /// Runs `run` on `block`, claimed by this thread, and counts the block
+    /// as finished once it has run (or panicked; see [`BlockClaims::work`]).
+    pub fn run_claimed(&self, block: usize, run: impl FnOnce(usize)) {
+        let _finished = OnDrop(|| {
+            if block < TRACKED_BLOCKS {
+                self.finished.fetch_or(1 << block, Ordering::Release);
+            }
+            self.done.fetch_add(1, Ordering::Release);
+        });
+        run(block);
+    }
+
+    /// Whether `block` is known to be finished (what it wrote is then
+    /// visible); always `false` past the first [`TRACKED_BLOCKS`].
+    pub fn is_finished(&self, block: usize) -> bool {
+        block < TRACKED_BLOCKS && self.finished.load(Ordering::Acquire) & (1 << block) != 0
+    }
+
+    /// Whether all `blocks` have run (what they wrote is then visible).
+    pub fn all_done(&self, blocks: usize) -> bool {
+        self.done.load(Ordering::Acquire) as usize >= blocks
     }
 
     /// Waits, spinning, until all `blocks` have run (those claimed by other
     /// threads included); what they wrote is then visible.
     pub fn wait_for(&self, blocks: usize) {
         let mut spins = 0;
-        while (self.done.load(Ordering::Acquire) as usize) < blocks {
+        while !self.all_done(blocks) {
             pause(&mut spins);
         }
     }
@@ -522,6 +562,26 @@ mod tests {
         assert_eq!(claims.claim(End::Back, 5), Some(4));
         assert_eq!(claims.claim(End::Back, 5), Some(3));
         assert_eq!(claims.claim(End::Front, 5), Some(1));
+    }
+
+    #[test]
+    fn a_block_not_ready_stays_unclaimed_and_a_finished_one_is_known() {
+        let claims = BlockClaims::default();
+        let blocks = TRACKED_BLOCKS + 2;
+        // The block at each end is offered to `ready`, and left if refused.
+        assert_eq!(claims.claim_if(End::Front, blocks, |b| b != 0), None);
+        assert_eq!(
+            claims.claim_if(End::Back, blocks, |b| b == blocks - 1),
+            Some(blocks - 1)
+        );
+        assert_eq!(claims.claim(End::Front, blocks), Some(0));
+        assert!(!claims.is_finished(0) && !claims.all_done(1));
+        claims.run_claimed(0, |b| assert_eq!(b, 0));
+        assert!(claims.is_finished(0) && !claims.is_finished(1));
+        assert!(claims.all_done(1) && !claims.all_done(2));
+        // Past the tracked blocks, a finished block only counts.
+        claims.run_claimed(blocks - 1, |_| ());
+        assert!(!claims.is_finished(blocks - 1) && claims.all_done(2));
     }
 
     #[test]

@@ -12,6 +12,14 @@
 //! helpers, started once per step, claim blocks of the current stage from
 //! an atomic counter and spin while they wait for the next.
 //!
+//! A stage ends with one thread finishing the last block while the other
+//! has none left: with a handful of regions per region colour, that is
+//! often most of a region's time. So a thread out of blocks goes on to the
+//! next stage's blocks that move no dynamic body of a block still running
+//! (known by the bodies' spans; see [`Executor::start_next_early`]), and a
+//! helper moves on to the next stage as soon as every block of its stage
+//! is done, without waiting for the leader to publish it.
+//!
 //! Nothing waits for a helper: the leader claims blocks too and finishes
 //! every stage by itself if no helper ever starts (a pool busy with other
 //! work), and a helper that starts late joins whatever stage is current.
@@ -29,16 +37,14 @@ use super::start::{keeps_start, Kept, StartPose};
 use super::wide::{WideBounce, WideConstraint, WidePass};
 use super::{
     load_state, prepare_batch, run_batches, store_body, BatchRun, BatchSlots, BodyMass,
-    ConstraintSet, Isa, PrepareView, SetSlots, Solver, StatesPtr, StepOutputs,
+    ConstraintSet, Isa, PrepareView, SetSlots, Solver, StatesPtr, StepOutputs, BODY_BLOCK,
 };
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
-use crate::graph;
+use crate::graph::{self, BodySpan};
 use crate::sleep::{Readiness, SleepTimer};
 use crate::threading::{pause, BlockClaims, End, OnDrop, Threading};
 
-/// Bodies per block of an integration stage.
-const BODY_BLOCK: usize = 512;
 /// How many batches ahead the contacts of a batch are fetched into cache
 /// while one is prepared or its impulses stored. Batches list contacts in
 /// colour order, so the processor cannot foresee which it reads next; in a
@@ -189,6 +195,8 @@ impl Solver {
             region_ends: &self.coloring.region_ends,
             region_color_ends: &self.coloring.region_color_ends,
             regions_by_place: &self.coloring.regions_by_place,
+            region_spans: &self.coloring.region_spans,
+            kinematic_blocks: &self.kinematic_blocks,
             isa: self.isa,
             passes,
         };
@@ -320,6 +328,32 @@ impl<'a, const N: usize> SetPtr<'a, N> {
     }
 }
 
+/// Which bodies the blocks of a stage move.
+enum BlockBodies<'a> {
+    /// A region per block, of these spans.
+    Regions(&'a [BodySpan]),
+    /// The bodies of the block's range; with, per block, whether it holds
+    /// a kinematic body.
+    Range(Stage, &'a [bool]),
+}
+
+impl BlockBodies<'_> {
+    /// A span that holds every dynamic body block `block` moves.
+    fn span(&self, block: usize) -> BodySpan {
+        match self {
+            BlockBodies::Regions(spans) => spans[block],
+            // Integration moves a kinematic body, whose state constraints
+            // read though it is in no region's span: so its block may
+            // meet any region.
+            BlockBodies::Range(_, kinematic) if kinematic[block] => BodySpan::ALL,
+            BlockBodies::Range(stage, _) => {
+                let (begin, end) = stage.range(block);
+                BodySpan::new(begin as u32, end as u32 - 1)
+            }
+        }
+    }
+}
+
 /// The stages of one step and what they work on, shared by every thread.
 struct Executor<'a> {
     stages: &'a [Stage],
@@ -356,21 +390,29 @@ struct Executor<'a> {
     region_color_ends: &'a [u32],
     /// Per region in the order of their places: its index in run order.
     regions_by_place: &'a [u32],
+    /// Per region in run order: the span of the dynamic bodies it moves.
+    region_spans: &'a [BodySpan],
+    /// Per block of an integration stage: whether it holds a kinematic
+    /// body.
+    kinematic_blocks: &'a [bool],
     isa: Isa,
     passes: &'a StepPasses<'a>,
 }
 
 // SAFETY: the raw pointers are dereferenced only inside `run_block`, and
-// the blocks of a stage are disjoint and handed out once each; a stage is
-// published only after every block of the previous one is done. Within a
+// the blocks of a stage are disjoint and handed out once each; a block of
+// a stage runs only after every block of the stage before is done, or
+// early when it moves no dynamic body of any block of that stage still
+// running (and those of the stages before are all done). Within a
 // stage the contacts are either only read (preparing) or each written by
 // one lane of one batch (storing), and the masses either only read
 // (preparing) or each written by the block that stores its body.
 unsafe impl Sync for Executor<'_> {}
 
 impl Executor<'_> {
-    /// Publishes each stage in turn, works on it, and waits until all its
-    /// blocks are done (a helper may still be finishing one).
+    /// Publishes each stage in turn, works on it (and early on the next;
+    /// see [`Executor::start_next_early`]), and waits until all its blocks
+    /// are done (a helper may still be finishing one).
     fn lead(&self) {
         // Finished however the leader ends, so that helpers stop waiting
         // for the next stage even if a block panics here.
@@ -378,24 +420,94 @@ impl Executor<'_> {
         for (index, stage) in self.stages.iter().enumerate() {
             self.current.store(index, Ordering::Release);
             self.work_on(index, End::Front);
+            self.start_next_early(index, End::Front);
             self.syncs[index].wait_for(stage.blocks);
         }
     }
 
-    /// Works on whatever stage is current until the leader finishes.
+    /// Works on the current stage, and on each next one as soon as every
+    /// block of the one before is done (published by the leader or not),
+    /// until the leader finishes.
     fn help(&self) {
-        let mut seen = self.current.load(Ordering::Acquire);
-        while seen != FINISHED {
-            self.work_on(seen, End::Back);
+        let mut index = self.current.load(Ordering::Acquire);
+        while index < self.stages.len() {
+            self.work_on(index, End::Back);
+            self.start_next_early(index, End::Back);
+            let blocks = self.stages[index].blocks;
             let mut spins = 0;
             loop {
                 let now = self.current.load(Ordering::Acquire);
-                if now != seen {
-                    seen = now;
+                if now == FINISHED {
+                    return;
+                }
+                if now > index {
+                    index = now;
+                    break;
+                }
+                if self.syncs[index].all_done(blocks) {
+                    index += 1;
                     break;
                 }
                 pause(&mut spins);
             }
+        }
+    }
+
+    /// While other threads finish stage `index`, claims blocks of the next
+    /// stage from `end` and runs them, as long as the next block's span
+    /// meets that of no block of stage `index` not yet finished. A block
+    /// writes only its own batches and the states of the bodies in its
+    /// span, and reads besides only states no block of these stages
+    /// writes (fixed bodies; a kinematic body, which only integration
+    /// moves, puts its block's span over every body). So the block computes
+    /// what it would after the whole stage, and the result stays the same
+    /// bits.
+    ///
+    /// Both stages must be ones whose blocks' bodies are known by a span
+    /// (see [`Executor::block_bodies`]). The thread working from the front
+    /// takes low regions or bodies, which lie far from the middle ones the
+    /// stage ends with, as does the thread working from the back with high
+    /// ones: so the threads fill in what would be waits at the stage's end.
+    fn start_next_early(&self, index: usize, end: End) {
+        let (Some(now), Some(next)) = (self.block_bodies(index), self.block_bodies(index + 1))
+        else {
+            return;
+        };
+        let (blocks, claims) = (self.stages[index].blocks, &self.syncs[index]);
+        let (stage, next_claims) = (&self.stages[index + 1], &self.syncs[index + 1]);
+        let clear_of_unfinished = |block: usize| {
+            let span = next.span(block);
+            (0..blocks).all(|k| claims.is_finished(k) || !now.span(k).overlaps(span))
+        };
+        while !claims.all_done(blocks) {
+            let Some(block) = next_claims.claim_if(end, stage.blocks, clear_of_unfinished) else {
+                return;
+            };
+            // SAFETY: the block is this thread's alone, and touches no
+            // body that a block still running writes, nor writes one that
+            // such a block touches (checked above).
+            next_claims.run_claimed(block, |block| unsafe { self.run_block(stage, block) });
+        }
+    }
+
+    /// Which bodies each block of stage `index` moves, when a span says:
+    /// for a pass over the regions of one region colour (not the
+    /// overflowed ones, which share a block), a block's region's span; for
+    /// an integration, the block's bodies, or all of them if it moves a
+    /// kinematic body.
+    fn block_bodies(&self, index: usize) -> Option<BlockBodies<'_>> {
+        let stage = self.stages.get(index)?;
+        match stage.work {
+            Work::Constraints { region_color, .. } => {
+                let overflow = region_color + 1 == self.region_color_ends.len();
+                let regions = graph::run(self.region_color_ends, region_color);
+                let one_each = stage.block_len == 1 && stage.blocks == regions.len();
+                (!overflow && one_each).then(|| BlockBodies::Regions(&self.region_spans[regions]))
+            }
+            Work::IntegrateVelocities | Work::IntegratePositions => {
+                Some(BlockBodies::Range(*stage, self.kinematic_blocks))
+            }
+            _ => None,
         }
     }
 
@@ -414,7 +526,7 @@ impl Executor<'_> {
     ///
     /// # Safety
     /// No other thread may be running the same block, nor any block of
-    /// another stage.
+    /// another stage that moves one of the same dynamic bodies.
     unsafe fn run_block(&self, stage: &Stage, block: usize) {
         let p = self.passes;
         let (begin, end) = stage.range(block);
