@@ -16,7 +16,7 @@
 //! has none left: with a handful of regions per region colour, that is
 //! often most of a region's time. So a thread out of blocks goes on to the
 //! next stage's blocks that move no dynamic body of a block still running
-//! (known by the bodies' spans; see [`Executor::start_next_early`]), and a
+//! (known by the bodies' spans; see [`Executor::run_ahead`]), and a
 //! helper moves on to the next stage as soon as every block of its stage
 //! is done, without waiting for the leader to publish it.
 //!
@@ -57,6 +57,9 @@ const CONTACTS_AHEAD: usize = 4;
 /// two cores in step costs. (The result is the same on any number of
 /// threads.)
 const SMALL_STEP_BATCHES: usize = 2048;
+/// How many stages past its own a thread out of blocks may look for
+/// blocks clear of those still running (see [`Executor::run_ahead`]).
+const STAGES_AHEAD: usize = 4;
 /// [`Executor::current`] once every stage is done.
 const FINISHED: usize = usize::MAX;
 
@@ -411,7 +414,7 @@ unsafe impl Sync for Executor<'_> {}
 
 impl Executor<'_> {
     /// Publishes each stage in turn, works on it (and early on the next;
-    /// see [`Executor::start_next_early`]), and waits until all its blocks
+    /// see [`Executor::run_ahead`]), and waits until all its blocks
     /// are done (a helper may still be finishing one).
     fn lead(&self) {
         // Finished however the leader ends, so that helpers stop waiting
@@ -420,7 +423,7 @@ impl Executor<'_> {
         for (index, stage) in self.stages.iter().enumerate() {
             self.current.store(index, Ordering::Release);
             self.work_on(index, End::Front);
-            self.start_next_early(index, End::Front);
+            self.run_ahead(index, End::Front);
             self.syncs[index].wait_for(stage.blocks);
         }
     }
@@ -432,7 +435,7 @@ impl Executor<'_> {
         let mut index = self.current.load(Ordering::Acquire);
         while index < self.stages.len() {
             self.work_on(index, End::Back);
-            self.start_next_early(index, End::Back);
+            self.run_ahead(index, End::Back);
             let blocks = self.stages[index].blocks;
             let mut spins = 0;
             loop {
@@ -453,41 +456,68 @@ impl Executor<'_> {
         }
     }
 
-    /// While other threads finish stage `index`, claims blocks of the next
-    /// stage from `end` and runs them, as long as the next block's span
-    /// meets that of no block of stage `index` not yet finished. A block
-    /// writes only its own batches and the states of the bodies in its
-    /// span, and reads besides only states no block of these stages
-    /// writes (fixed bodies; a kinematic body, which only integration
-    /// moves, puts its block's span over every body). So the block computes
-    /// what it would after the whole stage, and the result stays the same
-    /// bits.
+    /// While other threads finish stage `index`, claims blocks of the
+    /// stages after it and runs them, as long as a block's span meets that
+    /// of no block not yet finished in the stages from `index` up to its
+    /// own (see [`Executor::run_one_ahead`]). A block writes only its own
+    /// batches and the states of the bodies in its span, and reads besides
+    /// only states no block of these stages writes (fixed bodies; a
+    /// kinematic body, which only integration moves, puts its block's span
+    /// over every body). So the block computes what it would after all the
+    /// blocks before it, and the result stays the same bits.
     ///
-    /// Both stages must be ones whose blocks' bodies are known by a span
-    /// (see [`Executor::block_bodies`]). The thread working from the front
-    /// takes low regions or bodies, which lie far from the middle ones the
-    /// stage ends with, as does the thread working from the back with high
-    /// ones: so the threads fill in what would be waits at the stage's end.
-    fn start_next_early(&self, index: usize, end: End) {
-        let (Some(now), Some(next)) = (self.block_bodies(index), self.block_bodies(index + 1))
-        else {
-            return;
-        };
-        let (blocks, claims) = (self.stages[index].blocks, &self.syncs[index]);
-        let (stage, next_claims) = (&self.stages[index + 1], &self.syncs[index + 1]);
-        let clear_of_unfinished = |block: usize| {
-            let span = next.span(block);
-            (0..blocks).all(|k| claims.is_finished(k) || !now.span(k).overlaps(span))
-        };
-        while !claims.all_done(blocks) {
-            let Some(block) = next_claims.claim_if(end, stage.blocks, clear_of_unfinished) else {
+    /// The thread working from the front takes low regions or bodies,
+    /// which lie far from the middle ones a stage ends with, as does the
+    /// thread working from the back with high ones: so the threads fill in
+    /// what would be waits at the stage's end.
+    fn run_ahead(&self, index: usize, end: End) {
+        let blocks = self.stages[index].blocks;
+        while !self.syncs[index].all_done(blocks) {
+            if !self.run_one_ahead(index, end) {
                 return;
-            };
-            // SAFETY: the block is this thread's alone, and touches no
-            // body that a block still running writes, nor writes one that
-            // such a block touches (checked above).
-            next_claims.run_claimed(block, |block| unsafe { self.run_block(stage, block) });
+            }
         }
+    }
+
+    /// Claims from `end` and runs one block of the next stages after
+    /// `index`, the nearest first and at most [`STAGES_AHEAD`] ahead, that
+    /// is clear of every unfinished block of the stages from `index` up to
+    /// its own; says whether it found one. Every stage on the way must be
+    /// one whose blocks' bodies are known by a span (see
+    /// [`Executor::block_bodies`]).
+    fn run_one_ahead(&self, index: usize, end: End) -> bool {
+        if self.block_bodies(index).is_none() {
+            return false;
+        }
+        for ahead in index + 1..=index + STAGES_AHEAD {
+            let Some(bodies) = self.block_bodies(ahead) else {
+                return false;
+            };
+            let (stage, claims) = (&self.stages[ahead], &self.syncs[ahead]);
+            let clear = |block: usize| {
+                let span = bodies.span(block);
+                (index..ahead).all(|before| self.clear_of_unfinished(before, span))
+            };
+            if let Some(block) = claims.claim_if(end, stage.blocks, clear) {
+                // SAFETY: the block is this thread's alone, and touches no
+                // body that a block before it still to finish writes, nor
+                // writes one that such a block touches (checked above).
+                claims.run_claimed(block, |block| unsafe { self.run_block(stage, block) });
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether `span` meets no unfinished block of stage `index`, whose
+    /// blocks' bodies must be known by a span.
+    fn clear_of_unfinished(&self, index: usize, span: BodySpan) -> bool {
+        let Some(bodies) = self.block_bodies(index) else {
+            return false;
+        };
+        let claims = &self.syncs[index];
+        (0..self.stages[index].blocks)
+            .all(|k| claims.is_finished(k) || !bodies.span(k).overlaps(span))
     }
 
     /// Which bodies each block of stage `index` moves, when a span says:
