@@ -335,6 +335,9 @@ impl<'a, const N: usize> SetPtr<'a, N> {
 enum BlockBodies<'a> {
     /// A region per block, of these spans.
     Regions(&'a [BodySpan]),
+    /// A region per block, taken in the order of their places: the spans
+    /// of the regions in run order, and per place its region.
+    Places(&'a [BodySpan], &'a [u32]),
     /// The bodies of the block's range; with, per block, whether it holds
     /// a kinematic body.
     Range(Stage, &'a [bool]),
@@ -345,6 +348,7 @@ impl BlockBodies<'_> {
     fn span(&self, block: usize) -> BodySpan {
         match self {
             BlockBodies::Regions(spans) => spans[block],
+            BlockBodies::Places(spans, regions) => spans[regions[block] as usize],
             // Integration moves a kinematic body, whose state constraints
             // read though it is in no region's span: so its block may
             // meet any region.
@@ -459,12 +463,15 @@ impl Executor<'_> {
     /// While other threads finish stage `index`, claims blocks of the
     /// stages after it and runs them, as long as a block's span meets that
     /// of no block not yet finished in the stages from `index` up to its
-    /// own (see [`Executor::run_one_ahead`]). A block writes only its own
-    /// batches and the states of the bodies in its span, and reads besides
-    /// only states no block of these stages writes (fixed bodies; a
-    /// kinematic body, which only integration moves, puts its block's span
-    /// over every body). So the block computes what it would after all the
-    /// blocks before it, and the result stays the same bits.
+    /// own (see [`Executor::run_one_ahead`]). A block writes only what
+    /// belongs to its region (batches; contacts, storing impulses) and to
+    /// the bodies in its span (states; bodies, masses and the like, storing
+    /// bodies), and reads besides only what of the other bodies no block of
+    /// these stages writes (fixed bodies; a kinematic body, which only the
+    /// per-body stages write, puts its block's span over every body). Two
+    /// blocks of one region have the same span, which is not empty if the
+    /// region has batches. So the block computes what it would after all
+    /// the blocks before it, and the result stays the same bits.
     ///
     /// The thread working from the front takes low regions or bodies,
     /// which lie far from the middle ones a stage ends with, as does the
@@ -520,24 +527,28 @@ impl Executor<'_> {
             .all(|k| claims.is_finished(k) || !bodies.span(k).overlaps(span))
     }
 
-    /// Which bodies each block of stage `index` moves, when a span says:
+    /// Which bodies each block of stage `index` touches, when a span says:
     /// for a pass over the regions of one region colour (not the
-    /// overflowed ones, which share a block), a block's region's span; for
-    /// an integration, the block's bodies, or all of them if it moves a
-    /// kinematic body.
+    /// overflowed ones, which share a block), and for preparing batches or
+    /// storing their impulses region by region, a block's region's span
+    /// (which also orders a region's own batches and contacts between
+    /// stages); for integrating or storing bodies, the block's bodies, or
+    /// all of them if it moves a kinematic body.
     fn block_bodies(&self, index: usize) -> Option<BlockBodies<'_>> {
         let stage = self.stages.get(index)?;
         match stage.work {
+            Work::Prepare | Work::StoreImpulses => (stage.block_len == 1).then_some(
+                BlockBodies::Places(self.region_spans, self.regions_by_place),
+            ),
             Work::Constraints { region_color, .. } => {
                 let overflow = region_color + 1 == self.region_color_ends.len();
                 let regions = graph::run(self.region_color_ends, region_color);
                 let one_each = stage.block_len == 1 && stage.blocks == regions.len();
                 (!overflow && one_each).then(|| BlockBodies::Regions(&self.region_spans[regions]))
             }
-            Work::IntegrateVelocities | Work::IntegratePositions => {
+            Work::IntegrateVelocities | Work::IntegratePositions | Work::StoreBodies => {
                 Some(BlockBodies::Range(*stage, self.kinematic_blocks))
             }
-            _ => None,
         }
     }
 
