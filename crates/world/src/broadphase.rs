@@ -945,47 +945,60 @@ impl Index {
                         BodyKind::Dynamic => Slot::Grid,
                     }),
             );
-        } else {
-            for slot in &mut self.slots {
-                if *slot == Slot::Large {
-                    *slot = Slot::Grid;
-                }
+        }
+        // One pass puts the large shapes back among the grid ones and notes
+        // each grid shape's size.
+        let mut count = 0;
+        for (slot, &size) in self.slots.iter_mut().zip(&self.sizes) {
+            if *slot == Slot::Large {
+                *slot = Slot::Grid;
+            }
+            if *slot == Slot::Grid {
+                sizes[count].write(size);
+                count += 1;
             }
         }
-        let dynamic = self.slots.iter().zip(&self.sizes);
-        let shape_sizes = dynamic
-            .filter(|(s, _)| **s == Slot::Grid)
-            .map(|(_, &size)| size);
-        let count = write_all(sizes, shape_sizes);
         if count == 0 {
             return;
         }
-        // SAFETY: `write_all` wrote the first `count` slots.
+        // SAFETY: the loop above wrote the first `count` slots.
         let written = unsafe { assume_written(&mut sizes[..count]) };
         let (_, median, _) = written.select_nth_unstable_by(count / 2, f32::total_cmp);
         let mut limit = LARGE_FACTOR * median.max(f32::MIN_POSITIVE);
-        let grid_boxes = || {
-            let boxes = self.slots.iter().zip(&self.enlarged);
-            boxes
-                .filter(|(s, _)| **s == Slot::Grid)
-                .map(|(_, b)| box_size(b))
-        };
-        let over = grid_boxes().filter(|&size| size > limit).count();
         let most_large = ((MAX_LARGE_FRACTION * count as f32) as usize).max(MIN_LARGE);
-        if over > most_large {
-            // The same shapes as above, so the same count.
-            write_all(sizes, grid_boxes());
+        if self.mark_large(limit) > most_large {
+            // Too many: the limit rises to the box size that leaves
+            // `most_large` above it, among the same grid shapes.
+            let mut count = 0;
+            for (slot, enlarged) in self.slots.iter_mut().zip(&self.enlarged) {
+                if *slot == Slot::Large {
+                    *slot = Slot::Grid;
+                }
+                if *slot == Slot::Grid {
+                    sizes[count].write(box_size(enlarged));
+                    count += 1;
+                }
+            }
             // SAFETY: as above.
             let written = unsafe { assume_written(&mut sizes[..count]) };
             let at = count - 1 - most_large;
             limit = *written.select_nth_unstable_by(at, f32::total_cmp).1;
+            self.mark_large(limit);
         }
         self.large_limit = limit;
+    }
+
+    /// Makes large every grid shape whose enlarged box exceeds `limit`;
+    /// returns how many it made large.
+    fn mark_large(&mut self, limit: f32) -> usize {
+        let mut large = 0;
         for (slot, enlarged) in self.slots.iter_mut().zip(&self.enlarged) {
             if *slot == Slot::Grid && box_size(enlarged) > limit {
                 *slot = Slot::Large;
+                large += 1;
             }
         }
+        large
     }
 
     /// Between classifications: a moved grid shape whose enlarged box now
@@ -1306,17 +1319,6 @@ impl GridLayout {
         columns: 0,
         rows: 0,
     };
-}
-
-/// Writes `items` into the first slots of `slots` and returns how many
-/// there were; at most as many as there are slots.
-fn write_all<T>(slots: &mut [MaybeUninit<T>], items: impl Iterator<Item = T>) -> usize {
-    let mut count = 0;
-    for (slot, item) in slots.iter_mut().zip(items) {
-        slot.write(item);
-        count += 1;
-    }
-    count
 }
 
 /// The shapes indexed as `slot`, each with its enlarged box (`slots` and
@@ -1650,7 +1652,7 @@ mod tests {
     use carom_shapes::{Shape, Transform};
 
     use super::{
-        merge_in_place, sort_pairs, Band, ChunkBuffers, Pair, SortSlots, BOXES_SHARED_MIN,
+        merge_in_place, sort_pairs, Band, ChunkBuffers, Pair, Slot, SortSlots, BOXES_SHARED_MIN,
         NEAR_SHARED_MIN,
     };
     use crate::body::{BodyDef, BodyKind, Material};
@@ -1715,6 +1717,48 @@ mod tests {
             ..WorldSettings::default()
         };
         World::new(settings).unwrap()
+    }
+
+    /// Which of a world's shapes the broadphase last sorted as large.
+    fn large_shapes(world: &World) -> Vec<usize> {
+        let slots = &world.broadphase.index.slots;
+        (0..slots.len())
+            .filter(|&i| slots[i] == Slot::Large)
+            .collect()
+    }
+
+    #[test]
+    fn shapes_far_above_the_median_size_are_large_and_at_most_a_few_of_them() {
+        // 200 circles of radius 0.2 and, after them, big circles of
+        // growing radius, all far apart and at rest.
+        let world_with = |big: usize| {
+            let mut world = weightless_world();
+            for k in 0..200 + big {
+                let radius = if k < 200 {
+                    0.2
+                } else {
+                    1.0 + 0.01 * (k - 200) as f32
+                };
+                let def =
+                    BodyDef::dynamic().position(10.0 * (k % 20) as f32, 10.0 * (k / 20) as f32);
+                let body = world.create_body(def).unwrap();
+                let circle = Circle::new(Vec2::ZERO, radius).unwrap();
+                world.add_shape(body, circle, Material::default()).unwrap();
+            }
+            world.step();
+            world
+        };
+        // A few big ones: each is large (its box is over twice the median).
+        assert_eq!(
+            large_shapes(&world_with(10)),
+            (200..210).collect::<Vec<_>>()
+        );
+        // Too many: only the largest 16 (5 % of 260 is fewer) are large, the
+        // limit rising to leave the rest in the grid.
+        assert_eq!(
+            large_shapes(&world_with(60)),
+            (244..260).collect::<Vec<_>>()
+        );
     }
 
     /// A world of circles, capsules and two-circle bodies moving through
