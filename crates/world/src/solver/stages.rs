@@ -14,11 +14,12 @@
 //!
 //! A stage ends with one thread finishing the last block while the other
 //! has none left: with a handful of regions per region colour, that is
-//! often most of a region's time. So a thread out of blocks goes on to the
-//! next stage's blocks that move no dynamic body of a block still running
-//! (known by the bodies' spans; see [`Executor::run_ahead`]), and a
-//! helper moves on to the next stage as soon as every block of its stage
-//! is done, without waiting for the leader to publish it.
+//! often most of a region's time. So a thread out of blocks goes on to
+//! blocks of the next few stages that touch no body of a block before them
+//! still to finish (known by the bodies' spans; see
+//! [`Executor::run_ahead`]), and a helper moves on to the next stage as
+//! soon as every block of its stage is done, without waiting for the
+//! leader to publish it.
 //!
 //! Nothing waits for a helper: the leader claims blocks too and finishes
 //! every stage by itself if no helper ever starts (a pool busy with other
@@ -408,9 +409,9 @@ struct Executor<'a> {
 
 // SAFETY: the raw pointers are dereferenced only inside `run_block`, and
 // the blocks of a stage are disjoint and handed out once each; a block of
-// a stage runs only after every block of the stage before is done, or
-// early when it moves no dynamic body of any block of that stage still
-// running (and those of the stages before are all done). Within a
+// a stage runs only after every block of the stages before is done, or
+// early when its span meets that of no unfinished block of those stages
+// (see `Executor::run_ahead`). Within a
 // stage the contacts are either only read (preparing) or each written by
 // one lane of one batch (storing), and the masses either only read
 // (preparing) or each written by the block that stores its body.
