@@ -865,19 +865,35 @@ mod tests {
         (checked - bouncy, bouncy)
     }
 
-    #[test]
-    fn a_large_pile_is_solved_in_regions_with_the_same_bits_on_any_thread_count() {
+    /// Steps the world `make` builds `steps` times in pools of one, two and
+    /// three threads, checks each with `check`, and asserts that all three
+    /// end in the same state, bit for bit.
+    fn assert_same_bits_on_any_thread_count(
+        make: impl Fn() -> crate::World,
+        steps: usize,
+        check: impl Fn(&crate::World),
+    ) {
         let hashes = [1, 2, 3].map(|threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let mut world = Scene::circle_pile(12_000).build_world().unwrap();
+            let mut world = make();
             pool.install(|| {
-                for _ in 0..90 {
+                for _ in 0..steps {
                     world.step();
                 }
             });
+            check(&world);
+            world.state_hash()
+        });
+        assert!(hashes[1..].iter().all(|&h| h == hashes[0]), "{hashes:x?}");
+    }
+
+    #[test]
+    fn a_large_pile_is_solved_in_regions_with_the_same_bits_on_any_thread_count() {
+        let pile = || Scene::circle_pile(12_000).build_world().unwrap();
+        assert_same_bits_on_any_thread_count(pile, 90, |world| {
             let coloring = &world.solver.coloring;
             assert!(
                 coloring.region_ends.len() > 4 && coloring.region_color_ends.len() > 2,
@@ -885,9 +901,7 @@ mod tests {
                 coloring.region_ends.len(),
                 coloring.region_color_ends.len()
             );
-            world.state_hash()
         });
-        assert!(hashes[1..].iter().all(|&h| h == hashes[0]), "{hashes:x?}");
     }
 
     #[test]
@@ -897,11 +911,7 @@ mod tests {
         // block of each integration moves them. A thread that ran that
         // block early, or a region early beside it, would race on the
         // posts' states (see `stages`).
-        let hashes = [1, 2, 3].map(|threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
+        let pile_and_posts = || {
             let mut world = Scene::circle_pile(12_000).build_world().unwrap();
             for k in 0..12 {
                 let x = -110.0 + 20.0 * k as f32;
@@ -913,11 +923,9 @@ mod tests {
                 let material = crate::Material::default();
                 world.add_shape(post, shape.unwrap(), material).unwrap();
             }
-            pool.install(|| {
-                for _ in 0..60 {
-                    world.step();
-                }
-            });
+            world
+        };
+        assert_same_bits_on_any_thread_count(pile_and_posts, 60, |world| {
             let solver = &world.solver;
             let last = (solver.states.len() - 2) / BODY_BLOCK;
             let marked: Vec<usize> = (0..solver.kinematic_blocks.len())
@@ -929,9 +937,7 @@ mod tests {
                 "only the posts' block holds kinematic bodies"
             );
             assert!(solver.coloring.region_ends.len() > 4);
-            world.state_hash()
         });
-        assert!(hashes[1..].iter().all(|&h| h == hashes[0]), "{hashes:x?}");
     }
 
     #[test]
