@@ -332,7 +332,7 @@ impl<'a, const N: usize> SetPtr<'a, N> {
     }
 }
 
-/// Which bodies the blocks of a stage move.
+/// Which bodies the blocks of a stage touch.
 enum BlockBodies<'a> {
     /// A region per block, of these spans.
     Regions(&'a [BodySpan]),
@@ -345,14 +345,15 @@ enum BlockBodies<'a> {
 }
 
 impl BlockBodies<'_> {
-    /// A span that holds every dynamic body block `block` moves.
+    /// A span that holds every body block `block` writes, and every body
+    /// it reads that a block of these stages may write.
     fn span(&self, block: usize) -> BodySpan {
         match self {
             BlockBodies::Regions(spans) => spans[block],
             BlockBodies::Places(spans, regions) => spans[regions[block] as usize],
-            // Integration moves a kinematic body, whose state constraints
-            // read though it is in no region's span: so its block may
-            // meet any region.
+            // The per-body stages move a kinematic body, whose state the
+            // regions read though it is in no region's span: so its block
+            // may meet any region.
             BlockBodies::Range(_, kinematic) if kinematic[block] => BodySpan::ALL,
             BlockBodies::Range(stage, _) => {
                 let (begin, end) = stage.range(block);
@@ -418,8 +419,8 @@ struct Executor<'a> {
 unsafe impl Sync for Executor<'_> {}
 
 impl Executor<'_> {
-    /// Publishes each stage in turn, works on it (and early on the next;
-    /// see [`Executor::run_ahead`]), and waits until all its blocks
+    /// Publishes each stage in turn, works on it (and early on the next
+    /// few; see [`Executor::run_ahead`]), and waits until all its blocks
     /// are done (a helper may still be finishing one).
     fn lead(&self) {
         // Finished however the leader ends, so that helpers stop waiting
