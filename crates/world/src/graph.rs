@@ -63,9 +63,9 @@ pub(crate) struct Coloring {
     /// constraints move. Regions whose spans do not overlap share no such
     /// body, whatever their colours.
     pub region_spans: Vec<BodySpan>,
-    /// Per region in pair order: its span, until the regions are listed in
-    /// run order.
-    spans_by_place: Vec<BodySpan>,
+    /// The same spans per region in the order of their places (pair
+    /// order), as work split by place reads them.
+    pub spans_by_place: Vec<BodySpan>,
     /// The most colours any region used, overflow excluded.
     colors: usize,
     /// Per region: its colour among regions.
@@ -765,6 +765,8 @@ mod tests {
             for (place, &region) in coloring.regions_by_place.iter().enumerate() {
                 let items = &regions[region as usize];
                 proptest::prop_assert!(items.iter().all(|&k| k as usize / region_len == place));
+                let span = coloring.region_spans[region as usize];
+                proptest::prop_assert_eq!(coloring.spans_by_place[place], span);
             }
             let (overflow, colors) = coloring.region_color_ends.split_last().unwrap();
             proptest::prop_assert_eq!(*overflow as usize, regions.len());

@@ -200,6 +200,7 @@ impl Solver {
             region_color_ends: &self.coloring.region_color_ends,
             regions_by_place: &self.coloring.regions_by_place,
             region_spans: &self.coloring.region_spans,
+            place_spans: &self.coloring.spans_by_place,
             kinematic_blocks: &self.kinematic_blocks,
             isa: self.isa,
             passes,
@@ -336,9 +337,6 @@ impl<'a, const N: usize> SetPtr<'a, N> {
 enum BlockBodies<'a> {
     /// A region per block, of these spans.
     Regions(&'a [BodySpan]),
-    /// A region per block, taken in the order of their places: the spans
-    /// of the regions in run order, and per place its region.
-    Places(&'a [BodySpan], &'a [u32]),
     /// The bodies of the block's range; with, per block, whether it holds
     /// a kinematic body.
     Range(Stage, &'a [bool]),
@@ -350,7 +348,6 @@ impl BlockBodies<'_> {
     fn span(&self, block: usize) -> BodySpan {
         match self {
             BlockBodies::Regions(spans) => spans[block],
-            BlockBodies::Places(spans, regions) => spans[regions[block] as usize],
             // The per-body stages move a kinematic body, whose state the
             // regions read though it is in no region's span: so its block
             // may meet any region.
@@ -401,6 +398,8 @@ struct Executor<'a> {
     regions_by_place: &'a [u32],
     /// Per region in run order: the span of the dynamic bodies it moves.
     region_spans: &'a [BodySpan],
+    /// The same spans per region in the order of their places.
+    place_spans: &'a [BodySpan],
     /// Per block of an integration stage: whether it holds a kinematic
     /// body.
     kinematic_blocks: &'a [bool],
@@ -539,9 +538,9 @@ impl Executor<'_> {
     fn block_bodies(&self, index: usize) -> Option<BlockBodies<'_>> {
         let stage = self.stages.get(index)?;
         match stage.work {
-            Work::Prepare | Work::StoreImpulses => (stage.block_len == 1).then_some(
-                BlockBodies::Places(self.region_spans, self.regions_by_place),
-            ),
+            Work::Prepare | Work::StoreImpulses => {
+                (stage.block_len == 1).then_some(BlockBodies::Regions(self.place_spans))
+            }
             Work::Constraints { region_color, .. } => {
                 let overflow = region_color + 1 == self.region_color_ends.len();
                 let regions = graph::run(self.region_color_ends, region_color);
