@@ -436,6 +436,24 @@ impl Coloring {
     pub fn color_count(&self) -> usize {
         self.colors
     }
+
+    /// How many times as fast as one thread `threads` threads could run the
+    /// regions, counting regions alone: the regions of a region colour are
+    /// shared out (so it takes as long as its share rounded up), and those
+    /// that overflowed run one after another.
+    pub fn region_speedup(&self, threads: usize) -> f32 {
+        let colors = self.region_color_ends.len();
+        let in_turn: usize = (0..colors)
+            .map(|color| {
+                let regions = run(&self.region_color_ends, color).len();
+                match color + 1 == colors {
+                    true => regions,
+                    false => regions.div_ceil(threads.max(1)),
+                }
+            })
+            .sum();
+        self.region_ends.len() as f32 / in_turn.max(1) as f32
+    }
 }
 
 /// The lists of [`Coloring::build`], written by whichever thread lists a
@@ -666,6 +684,29 @@ mod tests {
         color_in_regions(&mut coloring, 2, &items, 1);
         assert_eq!(coloring.region_ends.len(), 2);
         assert_eq!(coloring.region_color_ends, vec![2, 2]);
+    }
+
+    #[test]
+    fn regions_in_a_row_run_side_by_side_and_regions_that_all_meet_do_not() {
+        // Eight regions of two constraints each. In a row, each region meets
+        // only its neighbours: two region colours of four, so two threads
+        // run them in 2 + 2 turns and four in 1 + 1.
+        let row: Vec<_> = (0..16)
+            .map(|i| Some(([Some(i), Some(i + 1)], false)))
+            .collect();
+        let mut coloring = Coloring::default();
+        color_in_regions(&mut coloring, 17, &row, 2);
+        assert_eq!(coloring.region_ends.len(), 8);
+        assert_eq!(coloring.region_speedup(1), 1.0);
+        assert_eq!(coloring.region_speedup(2), 2.0);
+        assert_eq!(coloring.region_speedup(4), 4.0);
+        // Every region also touches body 17: each takes a colour of its own.
+        let tangled: Vec<_> = (0..16)
+            .map(|i| Some(([Some(i), Some(17)], false)))
+            .collect();
+        color_in_regions(&mut coloring, 18, &tangled, 2);
+        assert_eq!(coloring.region_ends.len(), 8);
+        assert_eq!(coloring.region_speedup(2), 1.0);
     }
 
     #[test]

@@ -901,6 +901,58 @@ mod tests {
                 coloring.region_ends.len(),
                 coloring.region_color_ends.len()
             );
+            // So several threads shared the stages.
+            assert!(coloring.region_speedup(2) >= stages::MIN_REGION_SPEEDUP);
+        });
+    }
+
+    #[test]
+    fn a_pile_created_in_no_order_in_space_is_solved_with_the_same_bits_on_any_thread_count() {
+        // The circles of a pile created in a scrambled order: each region
+        // holds circles from all over the pile and meets every other
+        // region, so the stages run on the calling thread.
+        let scrambled = || {
+            let pile = Scene::circle_pile(12_000).build_world().unwrap();
+            let mut circles: Vec<Vec2> = pile
+                .bodies()
+                .filter(|b| b.kind() == BodyKind::Dynamic)
+                .map(|b| b.position())
+                .collect();
+            let mut world = crate::World::new(*pile.settings()).unwrap();
+            let material = crate::Material::default();
+            // A box around the pile, as the pile's own.
+            let half = 1.0 + circles.iter().map(|c| c.x.abs()).fold(0.0, f32::max);
+            let corners = [(-half, 40.0), (-half, 0.0), (half, 0.0), (half, 40.0)];
+            let corners = corners.map(|(x, y)| Vec2::new(x, y));
+            let ground = world.create_body(crate::BodyDef::fixed()).unwrap();
+            for side in corners.windows(2) {
+                let wall = carom_shapes::Segment::new(side[0], side[1]).unwrap();
+                world.add_shape(ground, wall, material).unwrap();
+            }
+            // Shuffled (Fisher–Yates, drawing from a fixed linear
+            // congruential sequence).
+            let mut draw = 12_345_u64;
+            for i in (1..circles.len()).rev() {
+                draw = draw.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                circles.swap(i, (draw >> 33) as usize % (i + 1));
+            }
+            for c in circles {
+                let circle = world
+                    .create_body(crate::BodyDef::dynamic().position(c.x, c.y))
+                    .unwrap();
+                let shape = carom_shapes::Circle::new(Vec2::ZERO, 0.25).unwrap();
+                world.add_shape(circle, shape, material).unwrap();
+            }
+            world
+        };
+        assert_same_bits_on_any_thread_count(scrambled, 60, |world| {
+            let coloring = &world.solver.coloring;
+            assert!(coloring.region_ends.len() > 4);
+            assert!(
+                coloring.region_speedup(2) < stages::MIN_REGION_SPEEDUP,
+                "regions by region colour ending at {:?}",
+                coloring.region_color_ends
+            );
         });
     }
 
