@@ -380,12 +380,19 @@ struct Spare {
     /// The grid's cell starts and items.
     cell_start: Vec<u32>,
     grid_items: Vec<GridItem>,
+    /// Per cell, the front half's cursors while two threads sort the grid
+    /// shapes into cells.
+    front_cursors: Vec<u32>,
+    /// Per shape, its cell while the grid shapes are sorted into cells.
+    cells: Vec<u32>,
 }
 
 /// A grid's spare buffers (see [`Spare`]).
 struct GridSpare<'a> {
     cell_start: &'a mut Vec<u32>,
     items: &'a mut Vec<GridItem>,
+    front_cursors: &'a mut Vec<u32>,
+    cells: &'a mut Vec<u32>,
 }
 
 /// The boxes and the structures that find overlapping ones: what the
@@ -498,7 +505,8 @@ impl BroadPhase {
         let pairs = self.pairs.len() + self.pairs.len() / 4;
         Room::bytes_for::<f32>(shapes)
             + Room::bytes_for::<GridItem>(shapes)
-            + Room::bytes_for::<u32>(self.grid_cells + 2)
+            + 2 * Room::bytes_for::<u32>(self.grid_cells + 2)
+            + Room::bytes_for::<u32>(shapes)
             + Room::bytes_for::<u32>(2 * shapes)
             + 2 * Room::bytes_for::<Pair>(pairs)
     }
@@ -580,6 +588,8 @@ impl BroadPhase {
             let grid_spare = GridSpare {
                 cell_start: &mut spare.cell_start,
                 items: &mut spare.grid_items,
+                front_cursors: &mut spare.front_cursors,
+                cells: &mut spare.cells,
             };
             let blocks = &mut self.blocks;
             let grid =
@@ -1027,10 +1037,11 @@ impl Index {
     /// Rebuilds the kinematic and large-shape trees (and the static one when
     /// the shapes changed), lists `blocks` anew for the grid, and sorts the
     /// grid shapes into cells by a counting sort, in slots of `room` (or of
-    /// `spare` when it falls short). With a `helper` board, the sort runs on
-    /// one thread while the trees and blocks are built on the other: the
-    /// trees are taken out of the index meanwhile, so that the sort may read
-    /// the rest of it.
+    /// `spare` when it falls short). With a `helper` board, the trees and
+    /// blocks are built on one thread while the two halves of the grid
+    /// shapes are counted (see [`CellSort`]), and the halves are then
+    /// placed on a thread each: the trees are taken out of the index
+    /// meanwhile, so that the sort may read the rest of it.
     fn build_trees_and_grid<'a>(
         &mut self,
         fresh: bool,
@@ -1041,29 +1052,32 @@ impl Index {
     ) -> Grid<'a> {
         let (layout, count) = self.grid_layout(helper).unwrap_or((GridLayout::EMPTY, 0));
         let cells = (layout.columns * layout.rows) as usize;
-        // Counts go two places up (see `sort_into_cells`).
-        let sort_slots = (count > 0).then(|| {
-            let starts = room.take_or(cells + 2, spare.cell_start);
-            let items = room.take_or(count, spare.items);
-            (starts, items)
+        let board = helper.filter(|_| count >= GRID_SHARED_MIN);
+        // Counts go two places up (see `CellSort::sort`).
+        let sort_slots = (count > 0).then(|| CellSlots {
+            starts: room.take_or(cells + 2, spare.cell_start),
+            items: room.take_or(count, spare.items),
+            cells: room.take_or(self.slots.len(), spare.cells),
+            front: board.map(|_| room.take_or(cells, spare.front_cursors)),
         });
         let mut trees = std::mem::take(&mut self.trees);
-        let index = &*self;
+        let sorter = CellSort {
+            index: self,
+            layout: &layout,
+            inv_cell: 1.0 / layout.cell,
+        };
         let mut block_columns = None;
-        let build = || {
-            trees.rebuild(&index.slots, &index.enlarged, fresh);
+        let mut build = || {
+            trees.rebuild(&sorter.index.slots, &sorter.index.enlarged, fresh);
             block_columns = Some(blocks.build(&layout, &trees.all()));
         };
-        let mut sorted = None;
-        let sort = || {
-            sorted =
-                sort_slots.map(|(starts, items)| index.sort_into_cells(&layout, starts, items));
+        let sorted = match (sort_slots, board) {
+            (Some(slots), Some(board)) => Some(sorter.sort_shared(slots, board, build)),
+            (slots, _) => {
+                build();
+                slots.map(|slots| sorter.sort(slots))
+            }
         };
-        // A part that panicked on the helper left its work undone.
-        let failed = "a part of the grid's build failed on another thread";
-        let board = helper.filter(|_| count >= GRID_SHARED_MIN);
-        let parts = [GridPart::Trees(build), GridPart::Cells(sort)];
-        share_each(board, parts, GridPart::run, failed);
         self.trees = trees;
         let block_columns = block_columns.expect("the trees' part ran");
         let (cell_start, items) = sorted.unwrap_or((&[], &[]));
@@ -1133,78 +1147,202 @@ impl Index {
         };
         Some((layout, count))
     }
+}
 
-    /// The cell starts and items of the grid laid out as `layout`, its grid
-    /// shapes sorted into its cells by a counting sort, written into
-    /// `starts` (one per cell and two more) and `items` (one per grid
-    /// shape).
-    fn sort_into_cells<'a>(
+/// The slots the grid's counting sort writes: `starts` (one per cell and
+/// two more), `items` (one per grid shape), `cells` (one per shape), and,
+/// when two threads share the sort, `front` (one per cell).
+struct CellSlots<'a> {
+    starts: &'a mut [MaybeUninit<u32>],
+    items: &'a mut [MaybeUninit<GridItem>],
+    cells: &'a mut [MaybeUninit<u32>],
+    front: Option<&'a mut [MaybeUninit<u32>]>,
+}
+
+/// Sorts the grid shapes into the cells of `layout`, by a stable counting
+/// sort: within a cell they keep their order by shape.
+///
+/// Shared by two threads, the shapes are cut into a front and a back half,
+/// and each half is counted into counts of its own; a cell's run then
+/// gives the front half's shapes the first places and the back half's the
+/// rest, so each half is placed from cursors of its own and the items come
+/// out exactly as one thread places them.
+struct CellSort<'s> {
+    index: &'s Index,
+    layout: &'s GridLayout,
+    inv_cell: f32,
+}
+
+impl CellSort<'_> {
+    /// The cell a grid shape with enlarged box `b` goes to.
+    #[inline]
+    fn cell_of(&self, b: &Aabb) -> usize {
+        let l = self.layout;
+        let (x, y) = cell_coords(b.center(), l.origin, self.inv_cell, l.columns, l.rows);
+        (y * l.columns + x) as usize
+    }
+
+    /// Adds each grid shape of `shapes` to the count of its cell, and notes
+    /// its cell in `cells` (one slot per shape of `shapes`) for placing.
+    fn count(&self, shapes: Range<usize>, cells: &mut [MaybeUninit<u32>], counts: &mut [u32]) {
+        let index = self.index;
+        let run = index.slots[shapes.clone()]
+            .iter()
+            .zip(&index.enlarged[shapes]);
+        for ((slot, b), noted) in run.zip(cells) {
+            if *slot == Slot::Grid {
+                let cell = self.cell_of(b);
+                noted.write(cell as u32);
+                counts[cell] += 1;
+            }
+        }
+    }
+
+    /// Writes each grid shape of `shapes` into `items` at the cursor of its
+    /// cell, as [`CellSort::count`] noted it in `cells`, advancing the
+    /// cursor.
+    ///
+    /// # Safety
+    /// `cells` must be as counting `shapes` left them, `items` valid for
+    /// writes at every place the cursors reach, and no other thread may
+    /// write those places meanwhile.
+    unsafe fn place(
         &self,
-        layout: &GridLayout,
-        starts: &'a mut [MaybeUninit<u32>],
-        items: &'a mut [MaybeUninit<GridItem>],
-    ) -> (&'a [u32], &'a [GridItem]) {
+        shapes: Range<usize>,
+        cells: &[MaybeUninit<u32>],
+        cursors: &mut [u32],
+        items: ItemSlots,
+    ) {
+        let index = self.index;
+        for (s, cell) in shapes.zip(cells) {
+            if index.slots[s] == Slot::Grid {
+                let b = index.enlarged[s];
+                // SAFETY: counting noted the cell of every grid shape.
+                let at = &mut cursors[unsafe { cell.assume_init() } as usize];
+                let item = GridItem {
+                    shape: s as u32,
+                    owner: index.owners[s],
+                    aabb: b,
+                };
+                // SAFETY: the caller's guarantee.
+                unsafe { items.0.add(*at as usize).write(item) };
+                *at += 1;
+            }
+        }
+    }
+
+    /// The cell starts and the items, sorted on this thread.
+    fn sort<'a>(&self, slots: CellSlots<'a>) -> (&'a [u32], &'a [GridItem]) {
+        let starts = zeroed(slots.starts);
         let cells = starts.len() - 2;
+        let shapes = 0..self.index.slots.len();
         // Counts go two places up, so that after the prefix sum entry
         // `c + 1` is where cell `c` begins, the cursor that placing the
         // items advances to where cell `c + 1` begins: the first `cells + 1`
         // entries are then the cells' starts, with no separate cursor.
-        for slot in starts.iter_mut() {
-            slot.write(0);
-        }
-        // SAFETY: every entry was written just above.
-        let starts = unsafe { assume_written(starts) };
-        let inv_cell = 1.0 / layout.cell;
-        let cell_of = |b: &Aabb| {
-            let (x, y) = cell_coords(
-                b.center(),
-                layout.origin,
-                inv_cell,
-                layout.columns,
-                layout.rows,
-            );
-            (y * layout.columns + x) as usize
-        };
-        for (slot, b) in self.slots.iter().zip(&self.enlarged) {
-            if *slot == Slot::Grid {
-                starts[cell_of(b) + 2] += 1;
-            }
-        }
+        self.count(shapes.clone(), slots.cells, &mut starts[2..]);
         for c in 0..cells {
             starts[c + 2] += starts[c + 1];
         }
-        for (s, (slot, b)) in self.slots.iter().zip(&self.enlarged).enumerate() {
-            if *slot == Slot::Grid {
-                let at = &mut starts[cell_of(b) + 1];
-                items[*at as usize].write(GridItem {
-                    shape: s as u32,
-                    owner: self.owners[s],
-                    aabb: *b,
-                });
-                *at += 1;
-            }
+        let items = ItemSlots(slots.items.as_mut_ptr().cast());
+        // SAFETY: counted just above; the counts give each grid shape a slot
+        // of its own among as many slots as there are grid shapes.
+        unsafe { self.place(shapes, slots.cells, &mut starts[1..], items) };
+        // SAFETY: so every slot was written.
+        let items = unsafe { assume_written(slots.items) };
+        (&starts[..cells + 1], items)
+    }
+
+    /// [`CellSort::sort`] shared on `board`: the halves are counted while
+    /// `build` runs, then placed on a thread each.
+    fn sort_shared<'a>(
+        &self,
+        slots: CellSlots<'a>,
+        board: &HelperBoard,
+        build: impl FnOnce() + Send,
+    ) -> (&'a [u32], &'a [GridItem]) {
+        let starts = zeroed(slots.starts);
+        let front = zeroed(slots.front.expect("cursors for the front half"));
+        let cells = front.len();
+        let shapes = self.index.slots.len();
+        let mid = shapes / 2;
+        let (front_half, back_half) = (0..mid, mid..shapes);
+        let (front_cells, back_cells) = slots.cells.split_at_mut(mid);
+        // The back half counts one place up: once it has been placed, its
+        // cursor for cell `c` stands where cell `c + 1` begins, so the
+        // first `cells + 1` entries are the cells' starts.
+        let back = &mut starts[1..cells + 1];
+        // A part that panicked on the helper left its work undone.
+        let failed = "a part of the grid's build failed on another thread";
+        let parts = [
+            GridPart::Count(front_half.clone(), &mut *front_cells, &mut *front),
+            GridPart::Count(back_half.clone(), &mut *back_cells, &mut *back),
+            GridPart::Trees(build),
+        ];
+        share_each(Some(board), parts, |part| part.run(self), failed);
+        // Each cell's run: the front half's shapes, then the back half's.
+        let mut sum = 0;
+        for (f, b) in front.iter_mut().zip(back.iter_mut()) {
+            let (in_front, in_back) = (*f, *b);
+            *f = sum;
+            *b = sum + in_front;
+            sum += in_front + in_back;
         }
-        // SAFETY: the counts gave each grid shape a slot of its own, and
-        // there are as many slots as grid shapes, so every slot was written.
-        let items = unsafe { assume_written(items) };
+        let items = ItemSlots(slots.items.as_mut_ptr().cast());
+        let parts = [
+            GridPart::<fn()>::Place(front_half, front_cells, front, items),
+            GridPart::Place(back_half, back_cells, back, items),
+        ];
+        share_each(Some(board), parts, |part| part.run(self), failed);
+        // SAFETY: the two halves' runs cover every slot once.
+        let items = unsafe { assume_written(slots.items) };
         (&starts[..cells + 1], items)
     }
 }
 
-/// The two parts of building the grid (see [`Index::build_trees_and_grid`]),
-/// each run on whichever thread claims it.
-enum GridPart<T, C> {
-    /// Rebuild the trees and list the grid's blocks.
-    Trees(T),
-    /// Sort the grid shapes into cells.
-    Cells(C),
+/// Writes `slots` with zeros and returns them.
+fn zeroed(slots: &mut [MaybeUninit<u32>]) -> &mut [u32] {
+    for slot in slots.iter_mut() {
+        slot.write(0);
+    }
+    // SAFETY: every slot was written just above.
+    unsafe { assume_written(slots) }
 }
 
-impl<T: FnOnce(), C: FnOnce()> GridPart<T, C> {
-    fn run(self) {
+/// Where the grid's items go, written by the two halves' placing at once.
+#[derive(Clone, Copy)]
+struct ItemSlots(*mut GridItem);
+
+// SAFETY: the halves write disjoint slots (see `CellSort::place`).
+unsafe impl Send for ItemSlots {}
+
+/// The parts of building the grid (see [`Index::build_trees_and_grid`]),
+/// each run on whichever thread claims it.
+enum GridPart<'c, T> {
+    /// Rebuild the trees and list the grid's blocks.
+    Trees(T),
+    /// Count a half of the shapes into its counts, noting their cells.
+    Count(Range<usize>, &'c mut [MaybeUninit<u32>], &'c mut [u32]),
+    /// Place a half of the shapes in the cells noted, from its cursors.
+    Place(
+        Range<usize>,
+        &'c [MaybeUninit<u32>],
+        &'c mut [u32],
+        ItemSlots,
+    ),
+}
+
+impl<T: FnOnce()> GridPart<'_, T> {
+    fn run(self, sorter: &CellSort) {
         match self {
-            GridPart::Trees(part) => part(),
-            GridPart::Cells(part) => part(),
+            GridPart::Trees(build) => build(),
+            GridPart::Count(shapes, cells, counts) => sorter.count(shapes, cells, counts),
+            // SAFETY: placing follows counting, and the cursors of the two
+            // halves lead to disjoint runs of the item slots (see
+            // `CellSort::sort_shared`).
+            GridPart::Place(shapes, cells, cursors, items) => unsafe {
+                sorter.place(shapes, cells, cursors, items)
+            },
         }
     }
 }
@@ -1644,6 +1782,8 @@ fn push_passing<I, T: Copy>(out: &mut Vec<T>, run: &[I], test: impl Fn(&I) -> (T
 
 #[cfg(test)]
 mod tests {
+    use std::mem::MaybeUninit;
+
     use carom_shapes::{Circle, Segment, Stadium};
     use glam::Vec2;
     use proptest::prelude::*;
@@ -1652,8 +1792,8 @@ mod tests {
     use carom_shapes::{Shape, Transform};
 
     use super::{
-        merge_in_place, sort_pairs, Band, ChunkBuffers, Pair, Slot, SortSlots, BOXES_SHARED_MIN,
-        NEAR_SHARED_MIN,
+        merge_in_place, sort_pairs, Band, CellSlots, CellSort, ChunkBuffers, GridItem, Pair, Slot,
+        SortSlots, BOXES_SHARED_MIN, NEAR_SHARED_MIN,
     };
     use crate::body::{BodyDef, BodyKind, Material};
     use crate::buffer::SharedScratch;
@@ -2093,6 +2233,55 @@ mod tests {
                 }
                 assert_near_pairs_are_exact(&mut world, step);
                 world.step();
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Sorting the grid shapes into cells in two halves on two threads
+        /// gives the cell starts and items of one thread's sort: every grid
+        /// shape once, in its cell, a cell's shapes in shape order.
+        #[test]
+        fn grid_shapes_sorted_into_cells_on_two_threads_come_out_as_on_one(
+            seeds in prop::collection::vec(
+                (-10.0f32..10.0, -10.0f32..10.0, -3.0f32..3.0, -3.0f32..3.0, 0u8..3),
+                1..200,
+            ),
+        ) {
+            let mut world = scattered_world(&seeds);
+            world.step();
+            let index = &world.broadphase.index;
+            let (layout, count) = index.grid_layout(None).unwrap();
+            let cells = (layout.columns * layout.rows) as usize;
+            let sorter = CellSort { index, layout: &layout, inv_cell: 1.0 / layout.cell };
+            let shapes = index.slots.len();
+            let (mut starts, mut items) = (vec![MaybeUninit::uninit(); cells + 2], vec![MaybeUninit::uninit(); count]);
+            let mut noted = vec![MaybeUninit::uninit(); shapes];
+            let slots = CellSlots { starts: &mut starts, items: &mut items, cells: &mut noted, front: None };
+            let (starts_one, items_one) = sorter.sort(slots);
+            let (mut starts, mut items) = (vec![MaybeUninit::uninit(); cells + 2], vec![MaybeUninit::uninit(); count]);
+            let (mut noted, mut front) = (vec![MaybeUninit::uninit(); shapes], vec![MaybeUninit::uninit(); cells]);
+            let slots = CellSlots { starts: &mut starts, items: &mut items, cells: &mut noted, front: Some(&mut front) };
+            let board = HelperBoard::default();
+            let (starts_two, items_two) = std::thread::scope(|scope| {
+                let _close = board.closer();
+                scope.spawn(|| board.help());
+                sorter.sort_shared(slots, &board, || ())
+            });
+            prop_assert_eq!(starts_one, starts_two);
+            let listed = |items: &[GridItem]| items.iter().map(|i| (i.shape, i.owner)).collect::<Vec<_>>();
+            prop_assert_eq!(listed(items_one), listed(items_two));
+            let grid_shapes = (0..shapes).filter(|&s| index.slots[s] == Slot::Grid);
+            prop_assert_eq!(items_one.len(), grid_shapes.clone().count());
+            for cell in 0..cells {
+                let run = &items_one[starts_one[cell] as usize..starts_one[cell + 1] as usize];
+                for item in run {
+                    prop_assert_eq!(sorter.cell_of(&index.enlarged[item.shape as usize]), cell);
+                    prop_assert_eq!(item.owner, index.owners[item.shape as usize]);
+                }
+                prop_assert!(run.windows(2).all(|w| w[0].shape < w[1].shape));
             }
         }
     }
