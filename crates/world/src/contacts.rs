@@ -116,7 +116,7 @@ impl ContactEnds {
 
     /// The ends of a contact of `points` points between `bodies`.
     #[inline]
-    fn new(bodies: [u32; 2], points: usize) -> ContactEnds {
+    pub(crate) fn new(bodies: [u32; 2], points: usize) -> ContactEnds {
         let two = if points == 2 {
             ContactEnds::TWO_POINTS
         } else {
@@ -125,6 +125,16 @@ impl ContactEnds {
         ContactEnds {
             body_a: bodies[0],
             body_b_and_count: bodies[1] | two,
+        }
+    }
+
+    /// The same ends with each body `b` named `rename(b)`.
+    #[inline]
+    pub fn renamed(self, rename: impl Fn(u32) -> u32) -> ContactEnds {
+        let [a, b] = self.bodies();
+        ContactEnds {
+            body_a: rename(a),
+            body_b_and_count: rename(b) | (self.body_b_and_count & ContactEnds::TWO_POINTS),
         }
     }
 

@@ -222,9 +222,11 @@ impl Coloring {
     /// [`ColoringSlots::marks_for`] the number of bodies (which bounds the
     /// body indices), one key per item and two firsts. The parts are
     /// coloured, and their items listed, with `helper`'s help when given.
-    /// Fills `lists` with the indices of the items of each kind in the
-    /// order the solver runs them (see [`Coloring`]); the items that need
-    /// no constraint are in neither.
+    /// Fills `lists` with the items of each kind in the order the solver
+    /// runs them (see [`Coloring`]), each as `ids` names it (item `i` as
+    /// `ids[i]`), or by its index without; the items that need no
+    /// constraint are in neither.
+    #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
         count: usize,
@@ -232,6 +234,7 @@ impl Coloring {
         region_len: usize,
         slots: ColoringSlots,
         lists: [&mut Vec<u32>; 2],
+        ids: Option<&[u32]>,
         helper: Option<&HelperBoard>,
     ) {
         assert_eq!(slots.keys.len(), count, "one key per item");
@@ -298,7 +301,7 @@ impl Coloring {
                 // SAFETY: every item goes to a slot of its own (the key
                 // starts give each region and key a run of its own and the
                 // counts size them), within the lists' lengths.
-                unsafe { self.list_region(region, keys, region_len, &targets) };
+                unsafe { self.list_region(region, keys, region_len, ids, &targets) };
             }
         };
         match helper {
@@ -318,6 +321,7 @@ impl Coloring {
         region: usize,
         keys: &[u8],
         region_len: usize,
+        ids: Option<&[u32]>,
         targets: &ListTargets,
     ) {
         let mut next = self.key_starts[region];
@@ -328,8 +332,9 @@ impl Coloring {
                 continue;
             }
             let at = &mut next[key as usize];
+            let id = ids.map_or(i as u32, |ids| ids[i]);
             // SAFETY: the caller's guarantee.
-            unsafe { *targets.0[usize::from(key & 1)].add(*at as usize) = i as u32 };
+            unsafe { *targets.0[usize::from(key & 1)].add(*at as usize) = id };
             *at += 1;
         }
     }
@@ -566,6 +571,18 @@ mod tests {
         region_len: usize,
         board: Option<&HelperBoard>,
     ) -> Lists {
+        color_named(coloring, bodies, items, region_len, None, board)
+    }
+
+    /// [`color_with`], the items listed as `ids` names them when given.
+    fn color_named(
+        coloring: &mut Coloring,
+        bodies: usize,
+        items: &[Option<Ends>],
+        region_len: usize,
+        ids: Option<&[u32]>,
+        board: Option<&HelperBoard>,
+    ) -> Lists {
         let mut scratch = SharedScratch::default();
         let (marks, count) = (ColoringSlots::marks_for(bodies), items.len());
         let mut room = scratch.room(
@@ -582,7 +599,7 @@ mod tests {
         let mut lists = [vec![7; 3], vec![7; 500]];
         let [first, second] = &mut lists;
         let ends = |i: usize| items[i];
-        coloring.build(count, ends, region_len, slots, [first, second], board);
+        coloring.build(count, ends, region_len, slots, [first, second], ids, board);
         lists
     }
 
@@ -643,6 +660,18 @@ mod tests {
         assert_eq!(coloring.color_count(), 1);
         assert_eq!(coloring.group_ends[0], [2, 2]);
         assert_eq!(lists, [vec![0, 2], vec![1, 3]]);
+    }
+
+    #[test]
+    fn items_named_by_ids_are_listed_by_them() {
+        // As in the test above, the items listed by names of their own.
+        let items: Vec<_> = (0..4)
+            .map(|i| Some(([Some(2 * i), Some(2 * i + 1)], i % 2 == 1)))
+            .collect();
+        let ids = [40, 31, 22, 13];
+        let mut coloring = Coloring::default();
+        let lists = color_named(&mut coloring, 8, &items, 4, Some(&ids), None);
+        assert_eq!(lists, [vec![40, 22], vec![31, 13]]);
     }
 
     #[test]

@@ -159,7 +159,7 @@ pub(crate) unsafe fn prepare_lanes<const N: usize>(
     let bodies: [[u32; 2]; LANES] = std::array::from_fn(|k| {
         contacts
             .get(k)
-            .map_or([null_body; 2], |&i| view.ends[i as usize].bodies())
+            .map_or([null_body; 2], |&i| view.slots(i as usize))
     });
     let a = bodies.map(|[a, _]| a);
     let b = bodies.map(|[_, b]| b);

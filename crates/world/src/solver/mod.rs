@@ -24,6 +24,7 @@ mod avx;
 mod contact;
 mod integrate;
 mod lanes;
+mod order;
 mod stages;
 mod start;
 mod wide;
@@ -45,6 +46,7 @@ use crate::threading::{with_helper, HelperBoard, Threading};
 use contact::{relative_velocity, ConstraintPoint, ContactConstraint};
 use contact::{Restitution, Softness, Solve, SolveContext};
 use integrate::{BodyMotion, BodyState, MotionLimits};
+use order::{ContactsInOrder, SlotOrder};
 pub(crate) use start::{StartPose, StartPoses};
 use wide::{BatchInput, WideBounce, WideConstraint, WideLane, WidePass, LANES};
 
@@ -109,7 +111,20 @@ pub(crate) struct Solver {
     /// What the per-body arrays were last loaded for, while they still
     /// hold what a load would give (see [`Solver::load`]).
     loaded_for: Option<LoadedFor>,
+    /// The order of the bodies in the per-body arrays when it is not their
+    /// index order (see [`order`]).
+    order: Option<SlotOrder>,
+    /// Steps solved since the order was last made, and whether the last
+    /// one asked for a new order: its regions met each other too much.
+    order_age: u32,
+    reorder: bool,
+    /// With an order: the contacts as the colouring takes them.
+    in_order: ContactsInOrder,
 }
+
+/// Steps a body order is kept before another may be made, so that a world
+/// whose regions stay tangled in any order is not sorted step after step.
+const ORDER_MIN_AGE: u32 = 60;
 
 /// What the per-body arrays depend on besides the bodies: how many there
 /// are, the substep and gravity (as bits, so that equal means the same).
@@ -296,7 +311,15 @@ impl Solver {
             substep: h.to_bits(),
             gravity: settings.gravity.to_array().map(f32::to_bits),
         };
-        if !changed && self.loaded_for == Some(wanted) {
+        if self.order.as_ref().is_some_and(|o| o.bodies() != n) {
+            self.order = None;
+        }
+        let reorder = std::mem::take(&mut self.reorder);
+        if reorder {
+            self.order = Some(SlotOrder::along_rows(bodies));
+            self.order_age = 0;
+        }
+        if !changed && !reorder && self.loaded_for == Some(wanted) {
             return Loaded(());
         }
         self.loaded_for = Some(wanted);
@@ -314,10 +337,12 @@ impl Solver {
             false,
         );
         self.start_poses.resize(n);
+        // The body kept in each slot.
+        let body_of = self.order.as_ref().map(SlotOrder::body_of);
+        let body_at = |slot: usize| &bodies[body_of.map_or(slot, |order| order[slot] as usize)];
         // One parallel loop fills every per-body array: each parallel loop
         // costs a thread wake-up, which is worth more than this work.
         (
-            bodies.par_chunks(BODY_BLOCK),
             self.states[..n].par_chunks_mut(BODY_BLOCK),
             self.masses[..n].par_chunks_mut(BODY_BLOCK),
             self.motions[..n].par_chunks_mut(BODY_BLOCK),
@@ -325,10 +350,15 @@ impl Solver {
             self.kinematic_blocks[..blocks].par_iter_mut(),
         )
             .into_par_iter()
+            .enumerate()
             .with_min_len(threading.min_len())
-            .for_each(|(bodies, states, masses, motions, dynamic, kinematic)| {
-                *kinematic = bodies.iter().any(|b| b.kind == BodyKind::Kinematic);
-                for (k, b) in bodies.iter().enumerate() {
+            .for_each(|(block, (states, masses, motions, dynamic, kinematic))| {
+                let first = block * BODY_BLOCK;
+                let slots = first..first + states.len();
+                *kinematic = slots
+                    .clone()
+                    .any(|s| body_at(s).kind == BodyKind::Kinematic);
+                for (k, b) in slots.map(body_at).enumerate() {
                     states[k] = load_state(b);
                     masses[k] = BodyMass {
                         center: b.center,
@@ -350,10 +380,13 @@ impl Solver {
     }
 
     /// Whether the per-body arrays hold exactly what loading `bodies` afresh
-    /// would give.
+    /// (in the same order) would give.
     #[cfg(test)]
     pub fn holds_what_loading_gives(&self, settings: &WorldSettings, bodies: &[Body]) -> bool {
-        let mut fresh = Solver::default();
+        let mut fresh = Solver {
+            order: self.order.clone(),
+            ..Solver::default()
+        };
         let _loaded = fresh.load(settings, bodies, Threading::Calling, true);
         let n = bodies.len() + 1;
         self.loaded_for == fresh.loaded_for
@@ -390,6 +423,15 @@ impl Solver {
             keys: room.take(count).expect(sized),
             firsts: room.take(2 * count).expect(sized),
         };
+        // With an order of their own, the bodies are named by their slots,
+        // and the contacts taken by where their bodies lie in it.
+        let (ids, contacts) = match &self.order {
+            Some(order) => {
+                let (ids, ends) = order.sort_contacts(contacts, &mut self.in_order);
+                (Some(ids), ends)
+            }
+            None => (None, contacts),
+        };
         let ends = |i: usize| {
             let c = contacts[i];
             let [a, b] = c.bodies();
@@ -406,7 +448,7 @@ impl Solver {
         // second.
         let lists = [&mut self.ones.sources, &mut self.twos.sources];
         self.coloring
-            .build(count, ends, region_len, slots, lists, helper);
+            .build(count, ends, region_len, slots, lists, ids, helper);
     }
 
     /// Cuts the constraints of each point count, which colouring listed,
@@ -723,18 +765,30 @@ struct PrepareView<'a> {
     contacts: &'a [Contact],
     /// Per contact: its bodies.
     ends: &'a [ContactEnds],
+    /// Per body: its slot in `masses` and `states`, when not its index.
+    slot_of: Option<&'a [u32]>,
     masses: &'a [BodyMass],
     states: &'a [BodyState],
 }
 
 impl PrepareView<'_> {
+    /// The slots of contact `k`'s bodies, A's first.
+    #[inline(always)]
+    fn slots(&self, k: usize) -> [u32; 2] {
+        let bodies = self.ends[k].bodies();
+        match self.slot_of {
+            Some(slots) => bodies.map(|b| slots[b as usize]),
+            None => bodies,
+        }
+    }
+
     /// Gathers what preparing the constraints of `contacts` (at most eight)
     /// reads into lanes.
     fn batch_input<const N: usize>(&self, contacts: &[u32], null_body: u32) -> BatchInput<N> {
         let mut input = BatchInput::<N>::empty(null_body);
         for (lane, &k) in contacts.iter().enumerate() {
             let contact = &self.contacts[k as usize];
-            let [body_a, body_b] = self.ends[k as usize].bodies();
+            let [body_a, body_b] = self.slots(k as usize);
             let (ia, ib) = (body_a as usize, body_b as usize);
             let (a, b) = (&self.masses[ia], &self.masses[ib]);
             let (sa, sb) = (&self.states[ia], &self.states[ib]);
@@ -778,7 +832,7 @@ impl PrepareView<'_> {
     #[cfg(test)]
     fn prepare_one<const N: usize>(&self, k: usize) -> ContactConstraint<N> {
         let contact = &self.contacts[k];
-        let [body_a, body_b] = self.ends[k].bodies();
+        let [body_a, body_b] = self.slots(k);
         let (ia, ib) = (body_a as usize, body_b as usize);
         let (a, b) = (&self.masses[ia], &self.masses[ib]);
         let n = contact.manifold.normal;
@@ -908,9 +962,11 @@ mod tests {
 
     #[test]
     fn a_pile_created_in_no_order_in_space_is_solved_with_the_same_bits_on_any_thread_count() {
-        // The circles of a pile created in a scrambled order: each region
-        // holds circles from all over the pile and meets every other
-        // region, so the stages run on the calling thread.
+        // The circles of a pile created in a scrambled order: once they
+        // touch, each region holds circles from all over the pile and meets
+        // every other region, so that step runs its stages on the calling
+        // thread, and the solver then keeps the bodies in an order of its
+        // own.
         let scrambled = || {
             let pile = Scene::circle_pile(12_000).build_world().unwrap();
             let mut circles: Vec<Vec2> = pile
@@ -947,9 +1003,22 @@ mod tests {
         };
         assert_same_bits_on_any_thread_count(scrambled, 60, |world| {
             let coloring = &world.solver.coloring;
+            // Made once the regions were found tangled, and parting them.
+            assert!(world.solver.order.is_some());
             assert!(coloring.region_ends.len() > 4);
+            // Solved in that order, the pile still rests on the floor with
+            // its circles barely overlapping (constraints that took the
+            // wrong bodies' states would let them sink and fly apart).
             assert!(
-                coloring.region_speedup(2) < stages::MIN_REGION_SPEEDUP,
+                world.max_penetration() < 0.05,
+                "{}",
+                world.max_penetration()
+            );
+            let circles = world.bodies().filter(|b| b.kind() == BodyKind::Dynamic);
+            let lowest = circles.map(|b| b.position().y).fold(f32::MAX, f32::min);
+            assert!(lowest > 0.2, "{lowest}");
+            assert!(
+                coloring.region_speedup(2) >= stages::MIN_REGION_SPEEDUP,
                 "regions by region colour ending at {:?}",
                 coloring.region_color_ends
             );
@@ -1022,6 +1091,7 @@ mod tests {
         let view = PrepareView {
             contacts: world.contacts.as_slice(),
             ends: world.contacts.ends(),
+            slot_of: None,
             masses: &solver.masses,
             states: &solver.states,
         };

@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
+use super::order::SlotOrder;
 use super::start::{keeps_start, Kept, StartPose};
 use super::wide::{WideBounce, WideConstraint, WidePass};
 use super::{
@@ -68,8 +69,15 @@ const SMALL_STEP_BATCHES: usize = 2048;
 /// colours (a speed-up of 1 by this count), and the solver took 1.4 times
 /// as long as on one thread; listed in random order only within runs of
 /// 3,000 bodies, they took 8 (a speed-up of 1.5), and two threads still
-/// solved 1.17 times as fast as one.
+/// solved 1.17 times as fast as one. Below it (counted as if on two
+/// threads), the solver also orders the bodies for the next steps so that
+/// the regions part (see `super::order`).
 pub(super) const MIN_REGION_SPEEDUP: f32 = 1.25;
+
+/// Regions below which a step's tangle is left as it is: a few regions
+/// that meet cost little, and ordering the bodies may not part them.
+const MIN_REORDERED_REGIONS: usize = 4;
+
 /// How many stages past its own a thread out of blocks may look for
 /// blocks clear of those still running (see [`Executor::run_ahead`]).
 const STAGES_AHEAD: usize = 4;
@@ -180,6 +188,15 @@ impl Solver {
         };
         let tangled = self.coloring.region_speedup(threads) < MIN_REGION_SPEEDUP;
         let threads = if tangled { 1 } else { threads };
+        // Whether the next step keeps the bodies in an order of its own
+        // (see `super::order`). The order changes the bits, so this is
+        // decided from the regions alone, as if on two threads whatever the
+        // threads at hand.
+        self.order_age = self.order_age.saturating_add(1);
+        let regions = self.coloring.region_ends.len();
+        let tangled_on_two = self.coloring.region_speedup(2) < MIN_REGION_SPEEDUP;
+        let order_due = self.order.is_none() || self.order_age >= super::ORDER_MIN_AGE;
+        self.reorder = regions >= MIN_REORDERED_REGIONS && tangled_on_two && order_due;
         self.plan_stages(passes.substeps, threads);
         self.stage_syncs.clear();
         self.stage_syncs
@@ -203,6 +220,8 @@ impl Solver {
             contacts: contacts.as_mut_ptr(),
             contact_count: contacts.len(),
             ends,
+            slot_of: self.order.as_ref().map(SlotOrder::slot_of),
+            body_of: self.order.as_ref().map(SlotOrder::body_of),
             bodies: bodies.as_mut_ptr(),
             kept,
             start_poses,
@@ -392,6 +411,10 @@ struct Executor<'a> {
     contact_count: usize,
     /// Per contact: its bodies (read while batches are prepared).
     ends: &'a [ContactEnds],
+    /// When the bodies are kept in an order of their own (see
+    /// [`super::order`]): per body its slot, and per slot its body.
+    slot_of: Option<&'a [u32]>,
+    body_of: Option<&'a [u32]>,
     /// Written when the motion is stored (one per state but the last).
     bodies: *mut Body,
     /// Per body, written when its motion is stored: whether its start pose
@@ -591,6 +614,12 @@ impl Executor<'_> {
             Work::StoreImpulses => unsafe { self.store_impulses(begin..end) },
             Work::StoreBodies => {
                 for i in begin..end {
+                    // Bodies kept in an order of their own are stored in
+                    // no order of the bodies': each is asked for early.
+                    if let Some(&body) = self.body_of.and_then(|order| order.get(i + BODIES_AHEAD))
+                    {
+                        prefetch_body(self.bodies.wrapping_add(body as usize));
+                    }
                     // SAFETY: body blocks are disjoint, a shape belongs to
                     // one body, and nothing else reads or writes bodies,
                     // states or shapes in this stage.
@@ -654,6 +683,7 @@ impl Executor<'_> {
             PrepareView {
                 contacts: std::slice::from_raw_parts(self.contacts, self.contact_count),
                 ends: self.ends,
+                slot_of: self.slot_of,
                 masses: std::slice::from_raw_parts(self.masses, self.mass_count),
                 states: std::slice::from_raw_parts(self.states.0, self.state_count),
             }
@@ -729,18 +759,25 @@ impl Executor<'_> {
         }
     }
 
-    /// Stores the motion of body `i`, keeping its start pose if continuous
-    /// collision will need it.
+    /// Stores the motion of the body kept in slot `slot`, keeping its start
+    /// pose if continuous collision will need it.
     ///
     /// # Safety
-    /// As for [`Executor::run_block`]: no other thread may touch body `i`.
-    unsafe fn store_body(&self, i: usize) {
+    /// As for [`Executor::run_block`]: no other thread may touch the slot
+    /// or its body.
+    unsafe fn store_body(&self, slot: usize) {
+        let i = self.body_of.map_or(slot, |order| order[slot] as usize);
         // SAFETY: the caller's guarantees.
         let body = unsafe { &mut *self.bodies.add(i) };
         let start = StartPose::of(body);
-        // SAFETY: as above; body `i`'s state and mass are this thread's,
+        // SAFETY: as above; the slot's state and mass are this thread's,
         // like the body.
-        let (state, mass) = unsafe { (&mut *self.states.at(i as u32), &mut *self.masses.add(i)) };
+        let (state, mass) = unsafe {
+            (
+                &mut *self.states.at(slot as u32),
+                &mut *self.masses.add(slot),
+            )
+        };
         if store_body(body, state) {
             // What the next step loads of the body, unless something else
             // changes it first (see `Solver::load`).
@@ -801,6 +838,35 @@ impl Executor<'_> {
             }
         }
     }
+}
+
+/// Slots ahead of the one being stored whose body is asked for (see
+/// [`prefetch_body`]).
+const BODIES_AHEAD: usize = 8;
+
+// So a body spans at most three cache lines (see `prefetch_body`).
+const _: () = assert!(std::mem::size_of::<Body>() <= 2 * 64 + 1);
+
+/// Asks for `body` to be brought into cache, where the processor has a way
+/// to ask; only a hint, so the results cannot change.
+#[inline(always)]
+fn prefetch_body(body: *const Body) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // A body spans at most three cache lines: those of its first byte,
+        // of the byte a line further, and of its last byte.
+        let first = body.cast::<i8>();
+        let last = first.wrapping_add(std::mem::size_of::<Body>() - 1);
+        // SAFETY: a prefetch reads nothing and never faults.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(first);
+            _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(64));
+            _mm_prefetch::<_MM_HINT_T0>(last);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = body;
 }
 
 /// Asks for the contacts `lanes` to be brought into cache, where the
