@@ -10,7 +10,9 @@
 use std::path::Path;
 
 use carom::scene::Scene;
-use carom::{World, WorldSettings};
+use carom::shapes::{Circle, Segment};
+use carom::{BodyDef, BodyKind, Material, World, WorldSettings};
+use glam::Vec2;
 
 /// Keeps every body awake, so each sample does the full step's work.
 fn awake(mut world: World) -> World {
@@ -67,5 +69,58 @@ fn bench_pile_sizes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_scenes, bench_pile_sizes);
+/// The circles of a pile of `n` (see `Scene::circle_pile`) created in a
+/// shuffled order, in a box of their own, run `warmup` steps: a world whose
+/// body order says nothing of where the bodies lie, which the solver
+/// answers by ordering them itself.
+fn scrambled_pile(n: u32, warmup: usize) -> World {
+    let pile = Scene::circle_pile(n).build_world().expect("pile builds");
+    let mut circles: Vec<Vec2> = pile
+        .bodies()
+        .filter(|b| b.kind() == BodyKind::Dynamic)
+        .map(|b| b.position())
+        .collect();
+    // Fisher–Yates, drawing from a fixed linear congruential sequence.
+    let mut draw = 12_345_u64;
+    for i in (1..circles.len()).rev() {
+        draw = draw.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        circles.swap(i, (draw >> 33) as usize % (i + 1));
+    }
+    let mut world = awake(World::new(*pile.settings()).expect("valid settings"));
+    let material = Material::default();
+    let half = 1.0 + circles.iter().map(|c| c.x.abs()).fold(0.0, f32::max);
+    let corners = [(-half, 40.0), (-half, 0.0), (half, 0.0), (half, 40.0)];
+    let corners = corners.map(|(x, y)| Vec2::new(x, y));
+    let walls = world.create_body(BodyDef::fixed()).expect("a body");
+    for side in corners.windows(2) {
+        let wall = Segment::new(side[0], side[1]).expect("a wall");
+        world.add_shape(walls, wall, material).expect("a shape");
+    }
+    for c in circles {
+        let body = world
+            .create_body(BodyDef::dynamic().position(c.x, c.y))
+            .expect("a body");
+        let circle = Circle::new(Vec2::ZERO, 0.25).expect("a circle");
+        world.add_shape(body, circle, material).expect("a shape");
+    }
+    for _ in 0..warmup {
+        world.step();
+    }
+    world
+}
+
+fn bench_scrambled_pile(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scrambled_pile_step");
+    group.sample_size(10);
+    let mut world = scrambled_pile(10_000, 120);
+    group.bench_function("10000", |b| b.iter(|| world.step()));
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_scenes,
+    bench_pile_sizes,
+    bench_scrambled_pile
+);
 criterion_main!(benches);
