@@ -316,7 +316,9 @@ impl Solver {
         }
         let reorder = std::mem::take(&mut self.reorder);
         if reorder {
-            self.order = Some(SlotOrder::along_rows(bodies));
+            let mut order = self.order.take().unwrap_or_default();
+            order.arrange_along_rows(bodies);
+            self.order = Some(order);
             self.order_age = 0;
         }
         if !changed && !reorder && self.loaded_for == Some(wanted) {

@@ -20,37 +20,52 @@ use crate::contacts::ContactEnds;
 
 /// Where each body is kept in the solver's arrays (its *slot*), and which
 /// body each slot keeps; the null body keeps the last slot.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct SlotOrder {
     /// Per slot: the body kept there.
     body_of: Vec<u32>,
     /// Per body: its slot.
     slot_of: Vec<u32>,
+    /// Scratch for ordering: each moving body's place, and the body.
+    keyed: Vec<([u32; 2], u32)>,
 }
 
 impl SlotOrder {
-    /// The moving bodies (awake and dynamic) row by row, then the others in
-    /// index order. The rows are as tall as the moving bodies' mean spacing
-    /// (the box around their centres shared among them), run from the
-    /// bottom up, and each goes by `x` (ties by index): a run of the order
-    /// then covers a band across the world, which meets only the bands
-    /// above and below it.
-    pub fn along_rows(bodies: &[Body]) -> SlotOrder {
+    /// The order of `bodies` along rows (see
+    /// [`SlotOrder::arrange_along_rows`]).
+    #[cfg(test)]
+    pub fn arranged(bodies: &[Body]) -> SlotOrder {
+        let mut order = SlotOrder::default();
+        order.arrange_along_rows(bodies);
+        order
+    }
+
+    /// Orders the moving bodies (awake and dynamic) row by row, then the
+    /// others in index order, in the buffers it has. The rows are as tall
+    /// as the moving bodies' mean spacing (the box around their centres
+    /// shared among them), run from the bottom up, and each goes by `x`
+    /// (ties by index): a run of the order then covers a band across the
+    /// world, which meets only the bands above and below it.
+    pub fn arrange_along_rows(&mut self, bodies: &[Body]) {
         let rows = Rows::over(bodies);
-        let mut keyed: Vec<([u32; 2], u32)> = (0..bodies.len() as u32)
-            .filter(|&i| bodies[i as usize].is_awake_dynamic())
-            .map(|i| (rows.key(bodies[i as usize].center), i))
-            .collect();
-        keyed.sort_unstable();
         let n = bodies.len();
-        let mut body_of: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
-        body_of.extend((0..n as u32).filter(|&i| !bodies[i as usize].is_awake_dynamic()));
-        body_of.push(n as u32);
-        let mut slot_of = vec![0; n + 1];
-        for (slot, &body) in body_of.iter().enumerate() {
-            slot_of[body as usize] = slot as u32;
+        let moving = |i: &u32| bodies[*i as usize].is_awake_dynamic();
+        self.keyed.clear();
+        self.keyed.extend(
+            (0..n as u32)
+                .filter(moving)
+                .map(|i| (rows.key(bodies[i as usize].center), i)),
+        );
+        self.keyed.sort_unstable();
+        self.body_of.clear();
+        self.body_of.extend(self.keyed.iter().map(|&(_, i)| i));
+        self.body_of.extend((0..n as u32).filter(|i| !moving(i)));
+        self.body_of.push(n as u32);
+        self.slot_of.clear();
+        self.slot_of.resize(n + 1, 0);
+        for (slot, &body) in self.body_of.iter().enumerate() {
+            self.slot_of[body as usize] = slot as u32;
         }
-        SlotOrder { body_of, slot_of }
     }
 
     /// How many bodies it orders (the null body not counted).
@@ -114,7 +129,7 @@ impl SlotOrder {
     }
 }
 
-/// The rows of [`SlotOrder::along_rows`].
+/// The rows of [`SlotOrder::arrange_along_rows`].
 struct Rows {
     /// The lower left corner of the box around the moving bodies' centres.
     lo: Vec2,
@@ -196,7 +211,7 @@ mod tests {
             .map(|k| ((k / 10) as f32, (k % 10) as f32, false))
             .collect();
         let world = world_at(&spots);
-        let order = SlotOrder::along_rows(&world.bodies);
+        let order = SlotOrder::arranged(&world.bodies);
         let row_by_row: Vec<u32> = (0..100).map(|k| (k % 10) * 10 + k / 10).collect();
         assert_eq!(order.body_of()[..100], row_by_row[..]);
     }
@@ -211,9 +226,15 @@ mod tests {
         ) {
             let world = world_at(&spots);
             let bodies = &world.bodies[..];
-            let order = SlotOrder::along_rows(bodies);
+            let order = SlotOrder::arranged(bodies);
             let n = bodies.len();
             prop_assert_eq!(order.bodies(), n);
+            // Arranged again in the buffers of another world's order, the
+            // same.
+            let mut again = SlotOrder::arranged(&world_at(&spots[..n / 2]).bodies);
+            again.arrange_along_rows(bodies);
+            prop_assert_eq!(again.body_of(), order.body_of());
+            prop_assert_eq!(again.slot_of(), order.slot_of());
             prop_assert_eq!(order.body_of()[n] as usize, n);
             for (slot, &body) in order.body_of().iter().enumerate() {
                 prop_assert_eq!(order.slot_of()[body as usize] as usize, slot);
@@ -237,7 +258,7 @@ mod tests {
         ) {
             let world = world_at(&spots);
             let bodies = &world.bodies[..];
-            let order = SlotOrder::along_rows(bodies);
+            let order = SlotOrder::arranged(bodies);
             let n = bodies.len();
             let ends: Vec<ContactEnds> = pairs
                 .iter()
