@@ -7,10 +7,9 @@
 //! neighbours, so many regions run side by side. Bodies created in no order
 //! in space give regions that reach all over the world and meet every
 //! other region (see `stages::MIN_REGION_SPEEDUP`). The solver then keeps
-//! the bodies in an order of its own, along a Z-order curve over the
-//! world, and takes the contacts by where their first moving body lies in
-//! it: the regions are compact again, and so is each region's share of the
-//! body arrays.
+//! the bodies in an order of its own, row by row across the world, and
+//! takes the contacts by where their bodies lie in it: the regions are
+//! bands again, and each region's share of the body arrays is compact.
 
 use glam::Vec2;
 
