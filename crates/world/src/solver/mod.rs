@@ -962,6 +962,43 @@ mod tests {
         });
     }
 
+    /// The circles of a pile of `n` (see `Scene::circle_pile`) created in
+    /// a shuffled order, in a box of their own.
+    fn scrambled_pile(n: u32) -> crate::World {
+        let pile = Scene::circle_pile(n).build_world().unwrap();
+        let mut circles: Vec<Vec2> = pile
+            .bodies()
+            .filter(|b| b.kind() == BodyKind::Dynamic)
+            .map(|b| b.position())
+            .collect();
+        let mut world = crate::World::new(*pile.settings()).unwrap();
+        let material = crate::Material::default();
+        // A box around the pile, as the pile's own.
+        let half = 1.0 + circles.iter().map(|c| c.x.abs()).fold(0.0, f32::max);
+        let corners = [(-half, 40.0), (-half, 0.0), (half, 0.0), (half, 40.0)];
+        let corners = corners.map(|(x, y)| Vec2::new(x, y));
+        let ground = world.create_body(crate::BodyDef::fixed()).unwrap();
+        for side in corners.windows(2) {
+            let wall = carom_shapes::Segment::new(side[0], side[1]).unwrap();
+            world.add_shape(ground, wall, material).unwrap();
+        }
+        // Shuffled (Fisher–Yates, drawing from a fixed linear
+        // congruential sequence).
+        let mut draw = 12_345_u64;
+        for i in (1..circles.len()).rev() {
+            draw = draw.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            circles.swap(i, (draw >> 33) as usize % (i + 1));
+        }
+        for c in circles {
+            let circle = world
+                .create_body(crate::BodyDef::dynamic().position(c.x, c.y))
+                .unwrap();
+            let shape = carom_shapes::Circle::new(Vec2::ZERO, 0.25).unwrap();
+            world.add_shape(circle, shape, material).unwrap();
+        }
+        world
+    }
+
     #[test]
     fn a_pile_created_in_no_order_in_space_is_solved_with_the_same_bits_on_any_thread_count() {
         // The circles of a pile created in a scrambled order: once they
@@ -969,40 +1006,7 @@ mod tests {
         // every other region, so that step runs its stages on the calling
         // thread, and the solver then keeps the bodies in an order of its
         // own.
-        let scrambled = || {
-            let pile = Scene::circle_pile(12_000).build_world().unwrap();
-            let mut circles: Vec<Vec2> = pile
-                .bodies()
-                .filter(|b| b.kind() == BodyKind::Dynamic)
-                .map(|b| b.position())
-                .collect();
-            let mut world = crate::World::new(*pile.settings()).unwrap();
-            let material = crate::Material::default();
-            // A box around the pile, as the pile's own.
-            let half = 1.0 + circles.iter().map(|c| c.x.abs()).fold(0.0, f32::max);
-            let corners = [(-half, 40.0), (-half, 0.0), (half, 0.0), (half, 40.0)];
-            let corners = corners.map(|(x, y)| Vec2::new(x, y));
-            let ground = world.create_body(crate::BodyDef::fixed()).unwrap();
-            for side in corners.windows(2) {
-                let wall = carom_shapes::Segment::new(side[0], side[1]).unwrap();
-                world.add_shape(ground, wall, material).unwrap();
-            }
-            // Shuffled (Fisher–Yates, drawing from a fixed linear
-            // congruential sequence).
-            let mut draw = 12_345_u64;
-            for i in (1..circles.len()).rev() {
-                draw = draw.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                circles.swap(i, (draw >> 33) as usize % (i + 1));
-            }
-            for c in circles {
-                let circle = world
-                    .create_body(crate::BodyDef::dynamic().position(c.x, c.y))
-                    .unwrap();
-                let shape = carom_shapes::Circle::new(Vec2::ZERO, 0.25).unwrap();
-                world.add_shape(circle, shape, material).unwrap();
-            }
-            world
-        };
+        let scrambled = || scrambled_pile(12_000);
         assert_same_bits_on_any_thread_count(scrambled, 60, |world| {
             let coloring = &world.solver.coloring;
             // Made once the regions were found tangled, and parting them.
@@ -1025,6 +1029,39 @@ mod tests {
                 coloring.region_color_ends
             );
         });
+    }
+
+    #[test]
+    fn a_tangled_world_that_loses_bodies_orders_what_is_left() {
+        // Removing bodies changes their number, which ends the order; what
+        // is left is as tangled as before, so the solver orders it again.
+        let hashes = [1, 2, 3].map(|threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut world = scrambled_pile(12_000);
+            pool.install(|| {
+                for _ in 0..40 {
+                    world.step();
+                }
+                assert!(world.solver.order.is_some());
+                let circles = world.bodies().filter(|b| b.kind() == BodyKind::Dynamic);
+                let doomed: Vec<_> = circles.step_by(97).take(50).map(|b| b.handle()).collect();
+                for body in doomed {
+                    world.remove_body(body).unwrap();
+                }
+                world.step();
+                assert!(world.solver.order.is_none());
+                for _ in 0..20 {
+                    world.step();
+                }
+            });
+            let order = world.solver.order.as_ref().expect("ordered again");
+            assert_eq!(order.bodies(), world.body_count());
+            world.state_hash()
+        });
+        assert!(hashes[1..].iter().all(|&h| h == hashes[0]), "{hashes:x?}");
     }
 
     #[test]
