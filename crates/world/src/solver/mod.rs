@@ -929,17 +929,28 @@ mod tests {
         steps: usize,
         check: impl Fn(&crate::World),
     ) {
+        let run = |world: &mut crate::World| {
+            for _ in 0..steps {
+                world.step();
+            }
+        };
+        assert_same_bits_when_run_on_any_thread_count(make, run, check);
+    }
+
+    /// [`assert_same_bits_on_any_thread_count`], with the world driven by
+    /// `run` inside each pool.
+    fn assert_same_bits_when_run_on_any_thread_count(
+        make: impl Fn() -> crate::World,
+        run: impl Fn(&mut crate::World) + Sync,
+        check: impl Fn(&crate::World),
+    ) {
         let hashes = [1, 2, 3].map(|threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let mut world = make();
-            pool.install(|| {
-                for _ in 0..steps {
-                    world.step();
-                }
-            });
+            pool.install(|| run(&mut world));
             check(&world);
             world.state_hash()
         });
@@ -1035,33 +1046,27 @@ mod tests {
     fn a_tangled_world_that_loses_bodies_orders_what_is_left() {
         // Removing bodies changes their number, which ends the order; what
         // is left is as tangled as before, so the solver orders it again.
-        let hashes = [1, 2, 3].map(|threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let mut world = scrambled_pile(12_000);
-            pool.install(|| {
-                for _ in 0..40 {
-                    world.step();
-                }
-                assert!(world.solver.order.is_some());
-                let circles = world.bodies().filter(|b| b.kind() == BodyKind::Dynamic);
-                let doomed: Vec<_> = circles.step_by(97).take(50).map(|b| b.handle()).collect();
-                for body in doomed {
-                    world.remove_body(body).unwrap();
-                }
+        let run = |world: &mut crate::World| {
+            for _ in 0..40 {
                 world.step();
-                assert!(world.solver.order.is_none());
-                for _ in 0..20 {
-                    world.step();
-                }
-            });
+            }
+            assert!(world.solver.order.is_some());
+            let circles = world.bodies().filter(|b| b.kind() == BodyKind::Dynamic);
+            let doomed: Vec<_> = circles.step_by(97).take(50).map(|b| b.handle()).collect();
+            for body in doomed {
+                world.remove_body(body).unwrap();
+            }
+            world.step();
+            assert!(world.solver.order.is_none());
+            for _ in 0..20 {
+                world.step();
+            }
+        };
+        let scrambled = || scrambled_pile(12_000);
+        assert_same_bits_when_run_on_any_thread_count(scrambled, run, |world| {
             let order = world.solver.order.as_ref().expect("ordered again");
             assert_eq!(order.bodies(), world.body_count());
-            world.state_hash()
         });
-        assert!(hashes[1..].iter().all(|&h| h == hashes[0]), "{hashes:x?}");
     }
 
     #[test]
