@@ -10,8 +10,9 @@
 //! conflict.
 //!
 //! A large step's constraints are first cut into *regions*: runs of
-//! contacts in pair order, so a region's bodies sit close together in the
-//! body arrays. Each region is coloured on its own, and the regions are
+//! items in the order they are given (contacts in pair order, or in the
+//! solver's own body order), so a region's bodies sit close together in
+//! the body arrays. Each region is coloured on its own, and the regions are
 //! coloured in turn, two regions conflicting when they share a dynamic
 //! body. Colouring within a region needs nothing from the others, so the
 //! regions are coloured in [`PARTS`] parts that threads may share, each
@@ -55,7 +56,7 @@ pub(crate) struct Coloring {
     /// Per region colour: the end of its regions in `region_ends`. The last
     /// holds the regions that overflowed, which may share bodies.
     pub region_color_ends: Vec<u32>,
-    /// Per region in pair order, which is where its bodies lie in the body
+    /// Per region in item order, which is where its bodies lie in the body
     /// arrays: its index in run order. Work split by place rather than by
     /// region colour uses it, so that each thread keeps to the same bodies.
     pub regions_by_place: Vec<u32>,
@@ -63,7 +64,7 @@ pub(crate) struct Coloring {
     /// constraints move. Regions whose spans do not overlap share no such
     /// body, whatever their colours.
     pub region_spans: Vec<BodySpan>,
-    /// The same spans per region in the order of their places (pair
+    /// The same spans per region in the order of their places (item
     /// order), as work split by place reads them.
     pub spans_by_place: Vec<BodySpan>,
     /// The most colours any region used, overflow excluded.
