@@ -137,6 +137,28 @@ const BOXES_SHARED_MIN: usize = 8_192;
 /// rebuilds the trees and lists the blocks.
 const GRID_SHARED_MIN: usize = 8_192;
 
+/// Puts the large shapes of `slots` back among the grid ones (in one pass)
+/// and writes `size(&of[i])` of each grid shape `i` into `sizes`, in
+/// order; returns how many it wrote.
+fn regrid_noting_sizes<T>(
+    slots: &mut [Slot],
+    of: &[T],
+    size: impl Fn(&T) -> f32,
+    sizes: &mut [MaybeUninit<f32>],
+) -> usize {
+    let mut count = 0;
+    for (slot, item) in slots.iter_mut().zip(of) {
+        if *slot == Slot::Large {
+            *slot = Slot::Grid;
+        }
+        if *slot == Slot::Grid {
+            sizes[count].write(size(item));
+            count += 1;
+        }
+    }
+    count
+}
+
 /// The larger side of a box.
 #[inline]
 fn box_size(b: &Aabb) -> f32 {
@@ -956,22 +978,11 @@ impl Index {
                     }),
             );
         }
-        // One pass puts the large shapes back among the grid ones and notes
-        // each grid shape's size.
-        let mut count = 0;
-        for (slot, &size) in self.slots.iter_mut().zip(&self.sizes) {
-            if *slot == Slot::Large {
-                *slot = Slot::Grid;
-            }
-            if *slot == Slot::Grid {
-                sizes[count].write(size);
-                count += 1;
-            }
-        }
+        let count = regrid_noting_sizes(&mut self.slots, &self.sizes, |&size| size, sizes);
         if count == 0 {
             return;
         }
-        // SAFETY: the loop above wrote the first `count` slots.
+        // SAFETY: the first `count` slots were written just above.
         let written = unsafe { assume_written(&mut sizes[..count]) };
         let (_, median, _) = written.select_nth_unstable_by(count / 2, f32::total_cmp);
         let mut limit = LARGE_FACTOR * median.max(f32::MIN_POSITIVE);
@@ -979,16 +990,7 @@ impl Index {
         if self.mark_large(limit) > most_large {
             // Too many: the limit rises to the box size that leaves
             // `most_large` above it, among the same grid shapes.
-            let mut count = 0;
-            for (slot, enlarged) in self.slots.iter_mut().zip(&self.enlarged) {
-                if *slot == Slot::Large {
-                    *slot = Slot::Grid;
-                }
-                if *slot == Slot::Grid {
-                    sizes[count].write(box_size(enlarged));
-                    count += 1;
-                }
-            }
+            let count = regrid_noting_sizes(&mut self.slots, &self.enlarged, box_size, sizes);
             // SAFETY: as above.
             let written = unsafe { assume_written(&mut sizes[..count]) };
             let at = count - 1 - most_large;
