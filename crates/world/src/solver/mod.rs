@@ -60,9 +60,10 @@ const BODY_BLOCK: usize = 512;
 /// enough regions to share among threads.
 const REGION_CONTACTS: usize = 2048;
 /// Below this many contacts the constraints are coloured as one region:
-/// such a step runs its stages on one thread (see `stages`), and its
-/// bodies' states fit in a core's cache anyway.
-const MIN_REGIONED_CONTACTS: usize = 16_384;
+/// such a step runs its constraint passes on one thread (see `stages`),
+/// and its bodies' states fit in a core's cache anyway. Four regions or
+/// more give two threads enough to share.
+const MIN_REGIONED_CONTACTS: usize = 8192;
 
 /// A body's centre and inverse masses, as constraints are prepared: four
 /// `f32` in this order (the AVX2 path loads them as one quad).
@@ -955,6 +956,51 @@ mod tests {
             world.state_hash()
         });
         assert!(hashes[1..].iter().all(|&h| h == hashes[0]), "{hashes:x?}");
+    }
+
+    #[test]
+    fn a_falling_crowd_shares_its_body_stages_and_falls_as_free_fall_says() {
+        // 9,000 circles a metre apart, far above the floor: no contact
+        // for the steps run, so no constraint either.
+        let crowd = || {
+            let mut world = crate::World::new(crate::WorldSettings::default()).unwrap();
+            let ground = world.create_body(crate::BodyDef::fixed()).unwrap();
+            let floor = carom_shapes::Segment::new(Vec2::new(-100.0, 0.0), Vec2::new(100.0, 0.0));
+            let material = crate::Material::default();
+            world.add_shape(ground, floor.unwrap(), material).unwrap();
+            for i in 0..9_000 {
+                let (x, y) = ((i % 90) as f32 - 45.0, 200.0 + (i / 90) as f32);
+                let circle = crate::BodyDef::dynamic().position(x, y);
+                let circle = world.create_body(circle).unwrap();
+                let shape = carom_shapes::Circle::new(Vec2::ZERO, 0.25).unwrap();
+                world.add_shape(circle, shape, material).unwrap();
+            }
+            world
+        };
+        let steps = 12;
+        let run = |world: &mut crate::World| {
+            for _ in 0..steps {
+                world.step();
+            }
+            let shared = world.solver.stages.iter().any(stages::Stage::is_split);
+            assert_eq!(shared, rayon::current_num_threads() > 1);
+        };
+        let fell = |world: &crate::World| {
+            // Symplectic Euler over N substeps of h from rest: g·h²·N(N+1)/2.
+            let settings = world.settings();
+            let h = settings.dt / settings.substeps as f32;
+            let n = (steps * settings.substeps as usize) as f32;
+            let drop = -settings.gravity.y * h * h * n * (n + 1.0) / 2.0;
+            for (i, body) in world.bodies().skip(1).enumerate() {
+                let y0 = 200.0 + (i / 90) as f32;
+                let fallen = y0 - body.position().y;
+                assert!(
+                    (fallen - drop).abs() <= 1e-4 * y0,
+                    "{fallen} against {drop}"
+                );
+            }
+        };
+        assert_same_bits_when_run_on_any_thread_count(crowd, run, fell);
     }
 
     #[test]

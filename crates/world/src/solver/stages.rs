@@ -54,11 +54,22 @@ use crate::threading::{pause, BlockClaims, End, OnDrop, Threading};
 /// gained alike.)
 const CONTACTS_AHEAD: usize = 4;
 
-/// Below this many SIMD batches a step's stages run on the calling thread
-/// alone: each stage is then a few microseconds of work, less than keeping
-/// two cores in step costs. (The result is the same on any number of
-/// threads.)
-const SMALL_STEP_BATCHES: usize = 2048;
+/// Below this many SIMD batches, and [`SHARED_STAGE_BODIES`] bodies, a
+/// step's stages run on the calling thread alone: each stage is then a few
+/// microseconds of work, less than keeping two cores in step costs. (The
+/// result is the same on any number of threads.) Measured on the hopper's
+/// first 30 steps, 10,000 circles falling onto the floor with some 1,240
+/// batches once they land: at 2,048 batches (and no rule on bodies) those
+/// steps ran their stages on one thread; at 1,024, with regions from
+/// 8,192 contacts (see `super::MIN_REGIONED_CONTACTS`), the two-thread
+/// solver took 13.3 ms over them instead of 21.2 (medians of 5 runs).
+const SMALL_STEP_BATCHES: usize = 1024;
+
+/// From this many bodies a step's stages are shared however few its
+/// constraints: integrating and storing the bodies is then enough work on
+/// its own (the hopper's first steps, 10,000 circles falling with no
+/// contact, took about 0.15 ms a step in the solver instead of 0.30).
+const SHARED_STAGE_BODIES: usize = 8192;
 
 /// Below this [`graph::Coloring::region_speedup`] a step's stages run on the
 /// calling thread as well: its regions meet so many others that sharing
@@ -146,6 +157,13 @@ impl Stage {
         }
     }
 
+    /// Whether the stage is cut into several blocks, as it is for threads
+    /// to share.
+    #[cfg(test)]
+    pub(super) fn is_split(&self) -> bool {
+        self.blocks > 1
+    }
+
     /// The items of block `block`.
     fn range(&self, block: usize) -> (usize, usize) {
         let begin = block * self.block_len;
@@ -182,18 +200,22 @@ impl Solver {
             "one state per body and the null body"
         );
         let count = slots.ones.batches.len() + slots.twos.batches.len();
+        let large = count >= SMALL_STEP_BATCHES || bodies.len() >= SHARED_STAGE_BODIES;
         let threads = match threading {
-            Threading::Pool if count >= SMALL_STEP_BATCHES => rayon::current_num_threads(),
+            Threading::Pool if large => rayon::current_num_threads(),
             _ => 1,
         };
-        let tangled = self.coloring.region_speedup(threads) < MIN_REGION_SPEEDUP;
+        // A step of one region (or none) has nothing to untangle: its
+        // constraint stages are one block each, and its per-body stages
+        // share well.
+        let regions = self.coloring.region_ends.len();
+        let tangled = regions > 1 && self.coloring.region_speedup(threads) < MIN_REGION_SPEEDUP;
         let threads = if tangled { 1 } else { threads };
         // Whether the next step keeps the bodies in an order of its own
         // (see `super::order`). The order changes the bits, so this is
         // decided from the regions alone, as if on two threads whatever the
         // threads at hand.
         self.order_age = self.order_age.saturating_add(1);
-        let regions = self.coloring.region_ends.len();
         let tangled_on_two = self.coloring.region_speedup(2) < MIN_REGION_SPEEDUP;
         let order_due = self.order.is_none() || self.order_age >= super::ORDER_MIN_AGE;
         self.reorder = regions >= MIN_REORDERED_REGIONS && tangled_on_two && order_due;
