@@ -137,6 +137,10 @@ const BOXES_SHARED_MIN: usize = 8_192;
 /// rebuilds the trees and lists the blocks.
 const GRID_SHARED_MIN: usize = 8_192;
 
+/// Shapes from which the pairs found by a full search are sorted on two
+/// threads.
+const SORT_SHARED_MIN: usize = 8_192;
+
 /// Puts the large shapes of `slots` back among the grid ones (in one pass)
 /// and writes `size(&of[i])` of each grid shape `i` into `sizes`, in
 /// order; returns how many it wrote.
@@ -529,7 +533,7 @@ impl BroadPhase {
             + Room::bytes_for::<GridItem>(shapes)
             + 2 * Room::bytes_for::<u32>(self.grid_cells + 2)
             + Room::bytes_for::<u32>(shapes)
-            + Room::bytes_for::<u32>(2 * shapes)
+            + Room::bytes_for::<u32>(4 * shapes)
             + 2 * Room::bytes_for::<Pair>(pairs)
     }
 
@@ -601,7 +605,14 @@ impl BroadPhase {
             // Which shapes can move changes only with the shapes (`fresh`).
             let moving = index.slots.iter().filter(|s| **s != Slot::Static);
             let full = fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32;
+            // A full search's pairs are sorted on both threads (see
+            // `sort_pairs_shared`), so the other thread makes its errand
+            // while this one classifies the shapes instead.
+            let sort_helper = sharing.helper.filter(|_| shapes >= SORT_SHARED_MIN);
             if full {
+                if sort_helper.is_some() {
+                    sharing.release_errand();
+                }
                 let sizes = room.take_or(shapes, &mut spare.sizes);
                 index.classify(bodies, colliders, sizes, fresh);
             } else {
@@ -623,11 +634,13 @@ impl BroadPhase {
                 let found = self.search.find_all(&finder, sharing);
                 sharing.release_errand();
                 let count = found.iter().map(|c| c.pairs.len()).sum();
+                let sort_helper = sort_helper.filter(|_| count >= shapes);
+                let counts = if sort_helper.is_some() { 4 } else { 2 };
                 let sort = SortSlots {
-                    starts: room.take_or(2 * shapes, &mut spare.starts),
+                    starts: room.take_or(counts * shapes, &mut spare.starts),
                     by_b: room.take_or(count, &mut spare.by_b),
                 };
-                keep_found(found, shapes, sort, &mut self.pairs);
+                keep_found(found, shapes, sort, &mut self.pairs, sort_helper);
             } else {
                 let partners = |m, out: &mut Vec<u32>| finder.partners(m, out);
                 self.search
@@ -1532,8 +1545,15 @@ fn chunk_of(shapes: &[u32], k: usize) -> &[u32] {
 }
 
 /// Makes the pairs found by a full search, in `chunks`, the kept pairs
-/// `kept`, sorted (see [`sort_pairs`]).
-fn keep_found(chunks: &[ChunkBuffers], shapes: usize, slots: SortSlots, kept: &mut Vec<Pair>) {
+/// `kept`, sorted (see [`sort_pairs`]; with a `helper` board, the sort is
+/// shared, see [`sort_pairs_shared`]).
+fn keep_found(
+    chunks: &[ChunkBuffers],
+    shapes: usize,
+    slots: SortSlots,
+    kept: &mut Vec<Pair>,
+    helper: Option<&HelperBoard>,
+) {
     // Later steps merge into the kept pairs in place, and while a pile
     // settles they come to outnumber this step's. Growing the list then
     // would copy it whole, briefly holding it twice (the peak memory of a
@@ -1543,7 +1563,147 @@ fn keep_found(chunks: &[ChunkBuffers], shapes: usize, slots: SortSlots, kept: &m
     if kept.capacity() < count {
         refill(kept, 2 * count);
     }
-    sort_pairs(chunks, shapes, slots, kept);
+    match helper {
+        Some(board) => sort_pairs_shared(chunks, shapes, slots, kept, board),
+        None => sort_pairs(chunks, shapes, slots, kept),
+    }
+}
+
+/// [`sort_pairs`] on two threads, with four counts per shape in `slots`
+/// and at least as many pairs as shapes. The chunks are cut in two halves
+/// of about as many pairs. Each half counts its pairs per `b` and per `a`
+/// (the latter apart for the pairs whose `b` is below `shapes / 2` and for
+/// the others; the second half keeps these two counts per shape in the
+/// slots of `by_b`, not yet written); then one pass turns the counts into
+/// where each half's run of each shape begins. Each half then places its
+/// pairs by `b`, its run of a shape right after the other half's when it
+/// comes second; and the pairs by `b` are placed by `a` in two halves
+/// again, those with a low `b` (which come first) and the others. The
+/// result is the one sorted list, on any thread.
+fn sort_pairs_shared(
+    chunks: &[ChunkBuffers],
+    shapes: usize,
+    slots: SortSlots,
+    out: &mut Vec<Pair>,
+    board: &HelperBoard,
+) {
+    let SortSlots { starts, by_b } = slots;
+    assert_eq!(starts.len(), 4 * shapes, "four counts per shape");
+    let total: usize = chunks.iter().map(|c| c.pairs.len()).sum();
+    assert_eq!(by_b.len(), total, "one slot per pair");
+    assert!(
+        total >= shapes,
+        "room in the pairs' slots for two counts per shape"
+    );
+    let mut before = 0;
+    let cut = chunks
+        .iter()
+        .position(|c| {
+            before += c.pairs.len();
+            2 * before >= total
+        })
+        .map_or(chunks.len(), |k| k + 1);
+    let halves = chunks.split_at(cut);
+    let low_b = (shapes / 2) as u32;
+    let (front_b, rest) = starts.split_at_mut(shapes);
+    let (back_b, front_a) = rest.split_at_mut(shapes);
+    // SAFETY: `by_b` has at least `shapes` slots of two `u32`s each, as
+    // aligned, and nothing reads or writes them until the pairs are placed
+    // by `b` (which writes over these counts once they are read).
+    let back_a = unsafe { std::slice::from_raw_parts_mut(by_b.as_mut_ptr().cast(), 2 * shapes) };
+    let count = |(chunks, by_b, by_a)| count_half(chunks, by_b, by_a, low_b);
+    let failed = "a half of the pairs' sort failed on another thread";
+    let inputs = [(halves.0, front_b, front_a), (halves.1, back_b, back_a)];
+    let [(front_b, front_a), (back_b, back_a)] = share_each(Some(board), inputs, count, failed);
+    // By `b`: each shape's run holds the front half's pairs, then the
+    // back half's.
+    let mut run = 0;
+    let mut low_total = 0;
+    for (b, (f, k)) in front_b.iter_mut().zip(back_b.iter_mut()).enumerate() {
+        if b == low_b as usize {
+            low_total = run;
+        }
+        let (in_front, in_back) = (*f, *k);
+        *f = run;
+        *k = run + in_front;
+        run += in_front + in_back;
+    }
+    assert_eq!(run as usize, total, "the halves count every pair");
+    // By `a`: each shape's run holds the pairs with a low `b`, then the
+    // others (the front half's counts become the two runs' starts).
+    let (low_a, high_a) = front_a.split_at_mut(shapes);
+    let (back_low_a, back_high_a) = back_a.split_at(shapes);
+    let mut run = 0;
+    for a in 0..shapes {
+        let low = low_a[a] + back_low_a[a];
+        let high = high_a[a] + back_high_a[a];
+        low_a[a] = run;
+        high_a[a] = run + low;
+        run += low + high;
+    }
+    let by_b_slots = PairSlots(by_b.as_mut_ptr().cast());
+    // The second half's counts by `a`, read above, are written over now.
+    let place_by_b = |(chunks, cursors): (&[ChunkBuffers], &mut [u32])| {
+        let pairs = chunks.iter().flat_map(|c| c.pairs.iter().copied());
+        // SAFETY: the cursors of the two halves mark disjoint runs of
+        // `by_b`, each as long as its half has pairs of that shape.
+        unsafe { place_runs(pairs, cursors, |p| p.b, by_b_slots.first()) };
+    };
+    let inputs = [(halves.0, front_b), (halves.1, back_b)];
+    share_each(Some(board), inputs, place_by_b, failed);
+    // SAFETY: the runs cover every slot, so each was written once.
+    let by_b = unsafe { assume_written(by_b) };
+    let (low, high) = by_b.split_at(low_total as usize);
+    resize_to_overwrite(out, total, Pair { a: 0, b: 0 });
+    let out_slots = PairSlots(out.as_mut_ptr());
+    let place_by_a = |(pairs, cursors): (&[Pair], &mut [u32])| {
+        // SAFETY: as above, for the pairs with a low `b` and the others.
+        unsafe { place_runs(pairs.iter().copied(), cursors, |p| p.a, out_slots.first()) };
+    };
+    share_each(
+        Some(board),
+        [(low, low_a), (high, high_a)],
+        place_by_a,
+        failed,
+    );
+}
+
+/// Counts the pairs of `chunks` per `b` into `by_b` (one count per
+/// shape), and per `a` into `by_a` (two per shape: those of the pairs
+/// whose `b` is below `low_b`, then those of the others). Returns the
+/// counts.
+fn count_half<'c>(
+    chunks: &[ChunkBuffers],
+    by_b: &'c mut [MaybeUninit<u32>],
+    by_a: &'c mut [MaybeUninit<u32>],
+    low_b: u32,
+) -> (&'c mut [u32], &'c mut [u32]) {
+    let shapes = by_b.len();
+    assert_eq!(by_a.len(), 2 * shapes, "two counts per shape by `a`");
+    for slot in by_b.iter_mut().chain(by_a.iter_mut()) {
+        slot.write(0);
+    }
+    // SAFETY: every count was written just above.
+    let (by_b, by_a) = unsafe { (assume_written(by_b), assume_written(by_a)) };
+    for pair in chunks.iter().flat_map(|c| &c.pairs) {
+        by_b[pair.b as usize] += 1;
+        let high = usize::from(pair.b >= low_b);
+        by_a[high * shapes + pair.a as usize] += 1;
+    }
+    (by_b, by_a)
+}
+
+/// Where two threads place pairs, each into runs of its own.
+struct PairSlots(*mut Pair);
+
+// SAFETY: the threads' runs are disjoint (see `sort_pairs_shared`).
+unsafe impl Sync for PairSlots {}
+
+impl PairSlots {
+    /// The first slot (a method, so that closures take the whole).
+    fn first(&self) -> *mut Pair {
+        self.0
+    }
 }
 
 /// Gathers the chunks' pairs into `out`, sorted by `(a, b)`: a counting
@@ -1794,8 +1954,8 @@ mod tests {
     use carom_shapes::{Shape, Transform};
 
     use super::{
-        merge_in_place, sort_pairs, Band, CellSlots, CellSort, ChunkBuffers, GridItem, Pair, Slot,
-        SortSlots, BOXES_SHARED_MIN, NEAR_SHARED_MIN,
+        merge_in_place, sort_pairs, sort_pairs_shared, Band, CellSlots, CellSort, ChunkBuffers,
+        GridItem, Pair, Slot, SortSlots, BOXES_SHARED_MIN, NEAR_SHARED_MIN,
     };
     use crate::body::{BodyDef, BodyKind, Material};
     use crate::buffer::SharedScratch;
@@ -2339,7 +2499,22 @@ mod tests {
             let (starts, by_b) = scratch.lend_two(2 * 12, pairs.len());
             let mut out = vec![Pair { a: 5, b: 5 }];
             sort_pairs(&chunks, 12, SortSlots { starts, by_b }, &mut out);
-            prop_assert_eq!(out, expected);
+            prop_assert_eq!(&out, &expected);
+
+            // Shared with a helper on another thread (given at least as
+            // many pairs as shapes), the same list.
+            if pairs.len() >= 12 {
+                let (starts, by_b) = scratch.lend_two(4 * 12, pairs.len());
+                let mut shared = vec![Pair { a: 5, b: 5 }];
+                let board = HelperBoard::default();
+                std::thread::scope(|scope| {
+                    let _close = board.closer();
+                    scope.spawn(|| board.help());
+                    let slots = SortSlots { starts, by_b };
+                    sort_pairs_shared(&chunks, 12, slots, &mut shared, &board);
+                });
+                prop_assert_eq!(shared, expected);
+            }
         }
     }
 }
