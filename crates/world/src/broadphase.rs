@@ -1296,13 +1296,7 @@ impl CellSort<'_> {
         ];
         share_each(Some(board), parts, |part| part.run(self), failed);
         // Each cell's run: the front half's shapes, then the back half's.
-        let mut sum = 0;
-        for (f, b) in front.iter_mut().zip(back.iter_mut()) {
-            let (in_front, in_back) = (*f, *b);
-            *f = sum;
-            *b = sum + in_front;
-            sum += in_front + in_back;
-        }
+        begin_runs_of_halves(front, back);
         let items = ItemSlots(slots.items.as_mut_ptr().cast());
         let parts = [
             GridPart::<fn()>::Place(front_half, front_cells, front, items),
@@ -1616,19 +1610,10 @@ fn sort_pairs_shared(
     let inputs = [(halves.0, front_b, front_a), (halves.1, back_b, back_a)];
     let [(front_b, front_a), (back_b, back_a)] = share_each(Some(board), inputs, count, failed);
     // By `b`: each shape's run holds the front half's pairs, then the
-    // back half's.
-    let mut run = 0;
-    let mut low_total = 0;
-    for (b, (f, k)) in front_b.iter_mut().zip(back_b.iter_mut()).enumerate() {
-        if b == low_b as usize {
-            low_total = run;
-        }
-        let (in_front, in_back) = (*f, *k);
-        *f = run;
-        *k = run + in_front;
-        run += in_front + in_back;
-    }
-    assert_eq!(run as usize, total, "the halves count every pair");
+    // back half's; the pairs with a low `b` end where `low_b`'s run begins.
+    let counted = begin_runs_of_halves(front_b, back_b);
+    assert_eq!(counted, total, "the halves count every pair");
+    let low_total = front_b[low_b as usize];
     // By `a`: each shape's run holds the pairs with a low `b`, then the
     // others (the front half's counts become the two runs' starts).
     let (low_a, high_a) = front_a.split_at_mut(shapes);
@@ -1680,11 +1665,7 @@ fn count_half<'c>(
 ) -> (&'c mut [u32], &'c mut [u32]) {
     let shapes = by_b.len();
     assert_eq!(by_a.len(), 2 * shapes, "two counts per shape by `a`");
-    for slot in by_b.iter_mut().chain(by_a.iter_mut()) {
-        slot.write(0);
-    }
-    // SAFETY: every count was written just above.
-    let (by_b, by_a) = unsafe { (assume_written(by_b), assume_written(by_a)) };
+    let (by_b, by_a) = (zeroed(by_b), zeroed(by_a));
     for pair in chunks.iter().flat_map(|c| &c.pairs) {
         by_b[pair.b as usize] += 1;
         let high = usize::from(pair.b >= low_b);
@@ -1713,11 +1694,7 @@ impl PairSlots {
 fn sort_pairs(chunks: &[ChunkBuffers], shapes: usize, slots: SortSlots, out: &mut Vec<Pair>) {
     let SortSlots { starts, by_b } = slots;
     assert_eq!(starts.len(), 2 * shapes, "two counts per shape");
-    for slot in starts.iter_mut() {
-        slot.write(0);
-    }
-    // SAFETY: every count was written just above.
-    let starts = unsafe { assume_written(starts) };
+    let starts = zeroed(starts);
     let (starts_b, starts_a) = starts.split_at_mut(shapes);
     let pairs = || chunks.iter().flat_map(|c| c.pairs.iter().copied());
     // Counted with bounds checks, so that past this loop every pair's
@@ -1747,6 +1724,21 @@ fn begin_runs(counts: &mut [u32]) -> usize {
         let n = *count;
         *count = sum;
         sum += n;
+    }
+    sum as usize
+}
+
+/// Turns the counts of two halves of the items, per key, into where each
+/// half's run of each key begins: a key's run holds the front half's items,
+/// then the back half's. Returns the sum of the counts.
+fn begin_runs_of_halves(front: &mut [u32], back: &mut [u32]) -> usize {
+    assert_eq!(front.len(), back.len(), "a count per key in each half");
+    let mut sum = 0;
+    for (f, b) in front.iter_mut().zip(back.iter_mut()) {
+        let (in_front, in_back) = (*f, *b);
+        *f = sum;
+        *b = sum + in_front;
+        sum += in_front + in_back;
     }
     sum as usize
 }
