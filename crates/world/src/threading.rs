@@ -277,6 +277,12 @@ impl HelperBoard {
     /// Runs `run` on every block of `blocks`, the leader from the front and
     /// a waiting helper, if any, from the back; returns once all have run.
     pub fn share(&self, blocks: usize, run: &(dyn Fn(usize) + Sync)) {
+        self.share_after(|| (), blocks, run);
+    }
+
+    /// [`HelperBoard::share`], with the leader first running `first`
+    /// while the helper starts on the blocks.
+    pub fn share_after(&self, first: impl FnOnce(), blocks: usize, run: &(dyn Fn(usize) + Sync)) {
         let job = SharedJob {
             claims: BlockClaims::default(),
             blocks,
@@ -293,6 +299,7 @@ impl HelperBoard {
                 pause(&mut spins);
             }
         });
+        first();
         job.claims.work(End::Front, blocks, run);
         job.claims.wait_for(blocks);
     }
@@ -480,16 +487,28 @@ pub(crate) fn share_slots<T: Send>(
     slots: &mut [T],
     run: impl Fn(usize, &mut T) + Sync,
 ) {
+    share_slots_after(board, || (), slots, run);
+}
+
+/// [`share_slots`], with this thread first running `first` (on a board,
+/// while the helper starts on the tasks from the back).
+pub(crate) fn share_slots_after<T: Send>(
+    board: Option<&HelperBoard>,
+    first: impl FnOnce(),
+    slots: &mut [T],
+    run: impl Fn(usize, &mut T) + Sync,
+) {
     match board {
         Some(board) => {
             let tasks = slots.len();
             let slots = TaskSlots::new(slots);
-            board.share(tasks, &|k| {
+            board.share_after(first, tasks, &|k| {
                 // SAFETY: each task runs once, so its slot is its own.
                 run(k, unsafe { slots.at(k) });
             });
         }
         None => {
+            first();
             for (k, slot) in slots.iter_mut().enumerate() {
                 run(k, slot);
             }

@@ -464,10 +464,12 @@ impl World {
                 room,
             )
         };
-        // Made on several threads, the contacts need last step's impulses
-        // copied aside first: another thread does it as an errand while the
-        // broadphase, which is mostly serial, runs (and its time counts as
-        // the broadphase's, which it does not lengthen). The errand is held
+        // Made on several threads, the contacts need most of last step's
+        // impulses copied aside first (all but the first third, which this
+        // thread reads in place; see `ContactSet::make_shared`): another
+        // thread does it as an errand while the broadphase, which is mostly
+        // serial, runs (and its time counts as the broadphase's, which it
+        // does not lengthen). The errand is held
         // back until the broadphase releases it, so that thread first takes
         // the work the broadphase shares (the boxes, the grid, the search
         // for pairs); it returns to the pool as the broadphase ends: awake,
@@ -480,7 +482,7 @@ impl World {
                     // Moved in, so the copy may hand back slots borrowed
                     // from it.
                     let slots = warm_slots;
-                    contacts.keep_warm_starts(slots, threading)
+                    contacts.keep_warm_starts(slots, contacts.shared_copy_from(), threading)
                 };
                 let lead =
                     |board: &HelperBoard| board.with_held_errand(copy, || find_pairs(Some(board)));
