@@ -411,27 +411,20 @@ impl ContactSet {
         &self.to_wake
     }
 
-    /// Where a shared update's copy of last step's contacts begins (see
-    /// [`ContactSet::keep_warm_starts`]): a third of the way in.
-    pub fn shared_copy_from(&self) -> usize {
-        self.contacts.len() / IN_PLACE_PART
-    }
-
-    /// Copies what warm starting needs of each contact from `from` on (its
-    /// pair, its points' features and impulses) into its slot of `warm`
-    /// (one slot per contact), before the contacts are made again over the
-    /// old ones; those below `from` are read where they lie (see
-    /// [`ContactSet::make_shared`]). Reads nothing the broadphase writes,
-    /// so the two can run side by side.
+    /// Copies what warm starting needs of each contact from a third of the
+    /// way in on (its pair, its points' features and impulses) into its
+    /// slot of `warm` (one slot per contact), before the contacts are made
+    /// again over the old ones on several threads; those before are read
+    /// where they lie (see [`ContactSet::make_shared`]). Reads nothing the
+    /// broadphase writes, so the two can run side by side.
     pub fn keep_warm_starts<'w>(
         &self,
         warm: &'w mut [MaybeUninit<WarmStart>],
-        from: usize,
         threading: Threading,
     ) -> KeptWarmStarts<'w> {
         self.assert_in_place();
         assert_eq!(warm.len(), self.contacts.len(), "one slot per contact");
-        let from = from.min(warm.len());
+        let from = self.contacts.len() / IN_PLACE_PART;
         warm[from..]
             .par_iter_mut()
             .zip(self.contacts[from..].par_iter())

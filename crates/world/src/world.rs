@@ -482,7 +482,7 @@ impl World {
                     // Moved in, so the copy may hand back slots borrowed
                     // from it.
                     let slots = warm_slots;
-                    contacts.keep_warm_starts(slots, contacts.shared_copy_from(), threading)
+                    contacts.keep_warm_starts(slots, threading)
                 };
                 let lead =
                     |board: &HelperBoard| board.with_held_errand(copy, || find_pairs(Some(board)));
