@@ -23,6 +23,14 @@ fn awake(mut world: World) -> World {
     world.set_settings(settings).expect("valid settings");
     world
 }
+
+/// `world` after `steps` steps, so that samples start from a moving pile.
+fn warmed_up(mut world: World, steps: usize) -> World {
+    for _ in 0..steps {
+        world.step();
+    }
+    world
+}
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 /// Loads a bundled scene and runs it `warmup` steps.
@@ -31,20 +39,18 @@ fn scene_world(name: &str, warmup: usize) -> World {
         .join("../../scenes")
         .join(format!("{name}.ron"));
     let scene = Scene::load(&path).expect("bundled scene loads");
-    let mut world = awake(scene.build_world().expect("bundled scene builds"));
-    for _ in 0..warmup {
-        world.step();
-    }
-    world
+    warmed_up(
+        awake(scene.build_world().expect("bundled scene builds")),
+        warmup,
+    )
 }
 
 /// A circle pile of `n` bodies (see `Scene::circle_pile`), run `warmup` steps.
 fn circle_pile(n: u32, warmup: usize) -> World {
-    let mut world = awake(Scene::circle_pile(n).build_world().expect("pile builds"));
-    for _ in 0..warmup {
-        world.step();
-    }
-    world
+    warmed_up(
+        awake(Scene::circle_pile(n).build_world().expect("pile builds")),
+        warmup,
+    )
 }
 
 fn bench_scenes(c: &mut Criterion) {
@@ -103,10 +109,7 @@ fn scrambled_pile(n: u32, warmup: usize) -> World {
         let circle = Circle::new(Vec2::ZERO, 0.25).expect("a circle");
         world.add_shape(body, circle, material).expect("a shape");
     }
-    for _ in 0..warmup {
-        world.step();
-    }
-    world
+    warmed_up(world, warmup)
 }
 
 fn bench_scrambled_pile(c: &mut Criterion) {
