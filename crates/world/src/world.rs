@@ -557,7 +557,7 @@ impl World {
             .settings
             .sleep
             .then(|| self.islands.readiness_slots(bodies.len()));
-        let solved = self.solver.step(
+        self.stats.colors = self.solver.step(
             &self.settings,
             bodies,
             &mut self.contacts,
@@ -568,13 +568,27 @@ impl World {
         );
         self.stats.manifolds = self.contacts.len();
         self.stats.contact_points = self.contacts.point_count();
-        self.stats.colors = solved.colors;
         let solver = clock.lap();
+        self.sweep_and_sleep(threading);
+        let finish = clock.lap();
+        self.stats.timings = StepTimings {
+            broadphase,
+            narrowphase,
+            solver,
+            finish,
+        };
+        self.steps += 1;
+    }
+
+    /// The step's last phase, after the solver: fast bodies are swept back
+    /// to their first impact (continuous collision), and islands at rest
+    /// fall asleep.
+    fn sweep_and_sleep(&mut self, threading: Threading) {
         let (continuous, islands) = (&mut self.continuous, &mut self.islands);
         let (bodies, colliders) = (self.bodies.in_step(), &self.colliders[..]);
         let (pairs_index, contacts, settings) = (&self.broadphase, &self.contacts, &self.settings);
-        let start_poses = solved.start_poses;
-        let mut sweep_and_sleep = |helper: Option<&HelperBoard>| {
+        let start_poses = self.solver.start_poses();
+        let mut run = |helper: Option<&HelperBoard>| {
             let hits = match settings.continuous {
                 true => continuous.solve(
                     bodies,
@@ -597,8 +611,8 @@ impl World {
         // fall asleep and be woken late for the next step's broadphase.
         let shared = threading == Threading::Pool && (settings.continuous || settings.sleep);
         let (hits, slept) = match shared {
-            true => with_helper(|board| sweep_and_sleep(Some(board)), || ()).0,
-            false => sweep_and_sleep(None),
+            true => with_helper(|board| run(Some(board)), || ()).0,
+            false => run(None),
         };
         self.stats.ccd_hits = hits;
         // Bodies moved back along their sweeps, or put to sleep, are not
@@ -607,14 +621,6 @@ impl World {
             self.bodies.note_change();
         }
         self.stats.sleeping_bodies = self.islands.sleeping_bodies();
-        let finish = clock.lap();
-        self.stats.timings = StepTimings {
-            broadphase,
-            narrowphase,
-            solver,
-            finish,
-        };
-        self.steps += 1;
     }
 
     /// Runs as many fixed steps as `frame_seconds` (plus the time left over

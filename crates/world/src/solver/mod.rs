@@ -80,12 +80,6 @@ struct BodyMass {
 #[must_use]
 pub(crate) struct Loaded(());
 
-/// What a solver step reports.
-pub(crate) struct Solved<'a> {
-    pub colors: usize,
-    pub start_poses: &'a StartPoses,
-}
-
 /// The solver's buffers, kept between steps so a step does not allocate.
 #[derive(Debug, Default)]
 pub(crate) struct Solver {
@@ -195,7 +189,8 @@ impl Solver {
     /// sleep, `readiness` is given one slot per body, and each body's
     /// sleep timer is advanced and its readiness noted there as its motion
     /// is stored (except for a body fast enough to be swept, whose slot is
-    /// left for [`crate::sleep::Islands::fall_asleep`]).
+    /// left for [`crate::sleep::Islands::fall_asleep`]). Returns how many
+    /// colours the constraint graph took.
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
@@ -206,7 +201,7 @@ impl Solver {
         scratch: &mut SharedScratch,
         readiness: Option<&mut [Readiness]>,
         _loaded: Loaded,
-    ) -> Solved<'_> {
+    ) -> usize {
         let substeps = settings.substeps;
         let h = substep(settings);
         // The colouring's lists are needed only until the constraints are
@@ -279,10 +274,13 @@ impl Solver {
             rest,
         };
         self.run_stages(&passes, threading, slots, written);
-        Solved {
-            colors: self.coloring.color_count(),
-            start_poses: &self.start_poses,
-        }
+        self.coloring.color_count()
+    }
+
+    /// Where the last step's fast and kinematic bodies began it, which
+    /// continuous collision sweeps them from.
+    pub fn start_poses(&self) -> &StartPoses {
+        &self.start_poses
     }
 
     /// Copies what the step reads of `bodies` (velocities, masses, motion)
