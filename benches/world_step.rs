@@ -12,6 +12,7 @@ use std::path::Path;
 use carom::scene::Scene;
 use carom::shapes::{Circle, Segment};
 use carom::{BodyDef, BodyKind, Material, World, WorldSettings};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use glam::Vec2;
 
 /// Keeps every body awake, so each sample does the full step's work.
@@ -31,7 +32,6 @@ fn warmed_up(mut world: World, steps: usize) -> World {
     }
     world
 }
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 /// Loads a bundled scene and runs it `warmup` steps.
 fn scene_world(name: &str, warmup: usize) -> World {
