@@ -196,6 +196,15 @@ pub(crate) unsafe fn assume_written<T>(slots: &mut [MaybeUninit<T>]) -> &mut [T]
     unsafe { &mut *(slots as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
+/// Writes `slots` with zeros and returns them.
+pub(crate) fn zeroed(slots: &mut [MaybeUninit<u32>]) -> &mut [u32] {
+    for slot in slots.iter_mut() {
+        slot.write(0);
+    }
+    // SAFETY: every slot was written just above.
+    unsafe { assume_written(slots) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
