@@ -1,3 +1,7 @@
+//! Bodies: the handles that name bodies and shapes, how a body takes part
+//! (static, kinematic, dynamic), its material and definition, and the dense
+//! list of bodies a step works on.
+
 use carom_shapes::{Rot, Transform};
 use glam::Vec2;
 use serde::{Deserialize, Serialize};

@@ -1,3 +1,7 @@
+//! Colliders: a shape attached to a body as the world stores it, and the
+//! view of it (placed in the world, with its body's motion bound) that a
+//! step's broadphase and narrowphase read.
+
 use carom_narrowphase::PlacedShape;
 use carom_shapes::Shape;
 

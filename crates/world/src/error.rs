@@ -1,3 +1,6 @@
+//! Errors: what the world reports for bad input or a stale handle, and the
+//! checks that produce them.
+
 use carom_shapes::ShapeError;
 use thiserror::Error;
 

@@ -1,3 +1,6 @@
+//! World settings: gravity, time step and substeps, contact softness and
+//! speeds, continuous collision and sleeping, validated field by field.
+
 use glam::Vec2;
 
 use crate::error::{check_finite, check_non_negative, WorldError};

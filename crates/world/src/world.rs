@@ -1,3 +1,7 @@
+//! The world: bodies and shapes named by handles, the step that runs the
+//! phases (broadphase, narrowphase, solver, continuous collision, sleep)
+//! in order, and the views an embedder reads between steps.
+
 use carom_narrowphase::ContactManifold;
 use carom_shapes::{Aabb, Rot, Shape, Transform};
 use glam::Vec2;
