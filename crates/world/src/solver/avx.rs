@@ -25,10 +25,11 @@ use carom_narrowphase::lanes as narrow;
 pub(crate) use carom_narrowphase::lanes::{align_stack_frame, Avx8};
 use wide::f32x8;
 
+use super::batch::PrepareView;
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
 use super::lanes::{Lane, PairL, StateL, V2};
 use super::wide::{PointLanes, PrepareLanes, WideBounce, WideConstraint, WideLane, LANES};
-use super::{PrepareView, StatesPtr};
+use super::StatesPtr;
 use crate::contacts::{layout, Contact};
 
 // `WideConstraint<N, Avx8>` is a view of `WideConstraint<N, f32x8>`.

@@ -32,15 +32,15 @@
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::batch::{
+    prepare_batch, run_batches, BatchRun, BatchSlots, ConstraintSet, PrepareView, SetSlots,
+};
 use super::contact::{Restitution, Solve, WarmStart};
 use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
 use super::order::SlotOrder;
 use super::start::{keeps_start, Kept, StartPose};
 use super::wide::{WideBounce, WideConstraint, WidePass};
-use super::{
-    load_state, prepare_batch, run_batches, store_body, BatchRun, BatchSlots, BodyMass,
-    ConstraintSet, Isa, PrepareView, SetSlots, Solver, StatesPtr, StepOutputs, BODY_BLOCK,
-};
+use super::{load_state, store_body, BodyMass, Isa, Solver, StatesPtr, StepOutputs, BODY_BLOCK};
 use crate::body::Body;
 use crate::contacts::{Contact, ContactEnds, PointImpulse};
 use crate::graph::{self, BodySpan};
