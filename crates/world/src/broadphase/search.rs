@@ -23,17 +23,6 @@ pub(super) struct ChunkBuffers {
 /// on the number of threads.
 const PAIR_CHUNK: usize = 256;
 
-/// Moved shapes handed to one task when their partners are searched for.
-/// Fewer than [`PAIR_CHUNK`]: most steps that merge move only tens of
-/// shapes (141 of the hopper's 197 such steps move fewer than 256, half
-/// of them at most 61), which in tasks of 256 make one task, searched on
-/// one thread. In tasks of 64 the other thread takes some: the search
-/// 8.6–11.3 → 7.5–9.2 ms on two threads (5 alternating rounds; in tasks of
-/// 8, 7.5–8.2 ms, but at 100,000 bodies that is more tasks than a full
-/// search has, each keeping a buffer). The pairs found are gathered and
-/// sorted whatever the tasks, so the result is the same.
-const MOVED_CHUNK: usize = 64;
-
 /// The buffers of a search for pairs.
 #[derive(Debug, Default)]
 pub(super) struct Search {
@@ -74,7 +63,7 @@ impl Search {
                     finder.sweep_cell(cell, &mut buffers.pairs);
                 }
             } else {
-                for &a in chunk_of(queriers, task - sweeps, PAIR_CHUNK) {
+                for &a in chunk_of(queriers, task - sweeps) {
                     finder.large_pairs(a, buffers);
                 }
             }
@@ -101,9 +90,9 @@ impl Search {
             }
         }
         let queriers = &self.queriers;
-        let tasks = queriers.len().div_ceil(MOVED_CHUNK);
+        let tasks = queriers.len().div_ceil(PAIR_CHUNK);
         let chunks = search(&mut self.chunks, tasks, sharing, |task, buffers| {
-            for &m in chunk_of(queriers, task, MOVED_CHUNK) {
+            for &m in chunk_of(queriers, task) {
                 let scratch = &mut buffers.scratch;
                 scratch.clear();
                 partners(m, scratch);
@@ -179,9 +168,9 @@ pub(super) fn search(
     tasks
 }
 
-/// Chunk `k` of `len` shapes of `shapes`.
-fn chunk_of(shapes: &[u32], k: usize, len: usize) -> &[u32] {
-    &shapes[k * len..shapes.len().min((k + 1) * len)]
+/// Chunk `k` of [`PAIR_CHUNK`] shapes of `shapes`.
+fn chunk_of(shapes: &[u32], k: usize) -> &[u32] {
+    &shapes[k * PAIR_CHUNK..shapes.len().min((k + 1) * PAIR_CHUNK)]
 }
 
 /// Read-only view used by the parallel pair search.
