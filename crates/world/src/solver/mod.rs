@@ -41,13 +41,7 @@ use crate::graph::{self, BodyMark, Coloring, ColoringSlots};
 use crate::settings::WorldSettings;
 use crate::sleep::{Readiness, SleepTimer};
 use crate::threading::{with_helper, HelperBoard, Threading};
-#[cfg(all(test, target_arch = "x86_64"))]
-use batch::prepare_batch_avx2;
-#[cfg(test)]
-use batch::PrepareView;
 use batch::{BatchSlots, ConstraintSet};
-#[cfg(test)]
-use contact::ContactConstraint;
 use contact::{Restitution, Softness, Solve, SolveContext};
 use integrate::{BodyMotion, BodyState, MotionLimits};
 use order::{ContactsInOrder, SlotOrder};
@@ -555,6 +549,10 @@ pub(crate) fn set_pose(b: &mut Body, q: Rot) {
 mod tests {
     use std::mem::MaybeUninit;
 
+    #[cfg(target_arch = "x86_64")]
+    use super::batch::prepare_batch_avx2;
+    use super::batch::PrepareView;
+    use super::contact::ContactConstraint;
     use super::wide::WideConstraint;
     use super::*;
     use crate::scene::Scene;
