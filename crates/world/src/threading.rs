@@ -16,6 +16,7 @@
 //! done during a phase but by no set time within it waits on the board as
 //! an *errand*, which the helper runs whenever no shared work is posted.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Shapes below which a step runs on the calling thread alone. Measured on
@@ -82,27 +83,91 @@ impl Sharing<'_> {
 /// cache) while the split still adapts to how fast each thread runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum End {
-    Front,
-    Back,
+    Front = 0,
+    Back = 1,
 }
 
 /// Progress of one phase split into blocks: blocks handed out and blocks
-/// finished. Each on its own cache line, so that threads working on one
-/// phase do not slow down each other's reads of the next.
+/// finished. The blocks are cut into two halves, each with its claims on a
+/// cache line of its own: a thread takes blocks from its end's half and
+/// reaches into the other's only once its own half is all handed out, and
+/// it counts the blocks it finishes on its end's line. So while the two
+/// threads work, each writes only its own line, where on one shared line
+/// every claim and finish took the line from the other core first.
+#[derive(Debug, Default)]
+pub(crate) struct BlockClaims {
+    /// The front half's claims and the blocks finished from the front,
+    /// then the back half's and those finished from the back.
+    halves: [HalfClaims; 2],
+}
+
+/// One half of a [`BlockClaims`].
 #[derive(Debug, Default)]
 #[repr(align(64))]
-pub(crate) struct BlockClaims {
-    /// Blocks handed out from the front (low 32 bits) and from the back
-    /// (high 32 bits).
+struct HalfClaims {
+    /// Blocks of this half handed out from the front (low 32 bits) and
+    /// from the back (high 32 bits).
     claimed: AtomicU64,
+    /// Blocks finished by the threads that work from this half's end.
     done: AtomicU32,
-    /// Which of the first [`TRACKED_BLOCKS`] blocks are finished, a bit
-    /// each.
+    /// Which of the phase's first [`TRACKED_BLOCKS`] blocks those threads
+    /// finished, a bit each.
     finished: AtomicU64,
 }
 
 /// Blocks of a phase whose finishing [`BlockClaims`] tracks one by one.
 pub(crate) const TRACKED_BLOCKS: usize = u64::BITS as usize;
+
+/// Which of a phase's first [`TRACKED_BLOCKS`] blocks had finished when
+/// [`BlockClaims::finished`] looked.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FinishedBlocks(u64);
+
+impl FinishedBlocks {
+    /// Whether `block` had finished; always `false` past the first
+    /// [`TRACKED_BLOCKS`].
+    pub fn contains(self, block: usize) -> bool {
+        block < TRACKED_BLOCKS && self.0 & (1 << block) != 0
+    }
+}
+
+/// What a claim on one half of the blocks came to.
+enum HalfClaim {
+    Taken(usize),
+    /// The next block from that end may not run yet.
+    NotReady,
+    /// Every block of the half is handed out.
+    Exhausted,
+}
+
+impl HalfClaims {
+    /// The next unclaimed block of `blocks` (this half's) from `end`.
+    fn claim_if(&self, end: End, blocks: Range<usize>, ready: impl Fn(usize) -> bool) -> HalfClaim {
+        let mut seen = self.claimed.load(Ordering::Relaxed);
+        loop {
+            let (front, back) = (seen & u64::from(u32::MAX), seen >> 32);
+            if (front + back) as usize >= blocks.len() {
+                return HalfClaim::Exhausted;
+            }
+            let (next, block) = match end {
+                End::Front => (seen + 1, blocks.start + front as usize),
+                End::Back => (seen + (1 << 32), blocks.end - 1 - back as usize),
+            };
+            if !ready(block) {
+                return HalfClaim::NotReady;
+            }
+            match self.claimed.compare_exchange_weak(
+                seen,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return HalfClaim::Taken(block),
+                Err(actual) => seen = actual,
+            }
+        }
+    }
+}
 
 impl BlockClaims {
     /// The next unclaimed block from `end`, if any is left of `blocks`.
@@ -112,35 +177,27 @@ impl BlockClaims {
 
     /// The next unclaimed block from `end`, if any is left of `blocks` and
     /// `ready` says it may run now; otherwise the block stays unclaimed.
+    /// From the front that is the lowest block left, from the back the
+    /// highest, as if the halves were one run.
     pub fn claim_if(
         &self,
         end: End,
         blocks: usize,
         ready: impl Fn(usize) -> bool,
     ) -> Option<usize> {
-        let mut seen = self.claimed.load(Ordering::Relaxed);
-        loop {
-            let (front, back) = (seen & u64::from(u32::MAX), seen >> 32);
-            if (front + back) as usize >= blocks {
-                return None;
-            }
-            let (next, block) = match end {
-                End::Front => (seen + 1, front as usize),
-                End::Back => (seen + (1 << 32), blocks - 1 - back as usize),
-            };
-            if !ready(block) {
-                return None;
-            }
-            match self.claimed.compare_exchange_weak(
-                seen,
-                next,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return Some(block),
-                Err(actual) => seen = actual,
+        let mid = blocks / 2;
+        let halves = match end {
+            End::Front => [(0, 0..mid), (1, mid..blocks)],
+            End::Back => [(1, mid..blocks), (0, 0..mid)],
+        };
+        for (half, range) in halves {
+            match self.halves[half].claim_if(end, range, &ready) {
+                HalfClaim::Taken(block) => return Some(block),
+                HalfClaim::NotReady => return None,
+                HalfClaim::Exhausted => {}
             }
         }
+        None
     }
 
     /// Claims blocks of `blocks` from `end` and runs `run` on each until
@@ -151,31 +208,37 @@ impl BlockClaims {
     /// caller through the join or scope that started it.
     pub fn work(&self, end: End, blocks: usize, mut run: impl FnMut(usize)) {
         while let Some(block) = self.claim(end, blocks) {
-            self.run_claimed(block, &mut run);
+            self.run_claimed(end, block, &mut run);
         }
     }
 
-    /// Runs `run` on `block`, claimed by this thread, and counts the block
-    /// as finished once it has run (or panicked; see [`BlockClaims::work`]).
-    pub fn run_claimed(&self, block: usize, run: impl FnOnce(usize)) {
+    /// Runs `run` on `block`, claimed by this thread from `end`, and counts
+    /// the block as finished once it has run (or panicked; see
+    /// [`BlockClaims::work`]).
+    pub fn run_claimed(&self, end: End, block: usize, run: impl FnOnce(usize)) {
+        let own = &self.halves[end as usize];
         let _finished = OnDrop(|| {
             if block < TRACKED_BLOCKS {
-                self.finished.fetch_or(1 << block, Ordering::Release);
+                own.finished.fetch_or(1 << block, Ordering::Release);
             }
-            self.done.fetch_add(1, Ordering::Release);
+            own.done.fetch_add(1, Ordering::Release);
         });
         run(block);
     }
 
-    /// Whether `block` is known to be finished (what it wrote is then
-    /// visible); always `false` past the first [`TRACKED_BLOCKS`].
-    pub fn is_finished(&self, block: usize) -> bool {
-        block < TRACKED_BLOCKS && self.finished.load(Ordering::Acquire) & (1 << block) != 0
+    /// The blocks known to be finished by now (what they wrote is then
+    /// visible).
+    pub fn finished(&self) -> FinishedBlocks {
+        let finished = |half: &HalfClaims| half.finished.load(Ordering::Acquire);
+        FinishedBlocks(finished(&self.halves[0]) | finished(&self.halves[1]))
     }
 
     /// Whether all `blocks` have run (what they wrote is then visible).
+    /// Each count only grows, so a sum read while blocks finish is never
+    /// more than have finished.
     pub fn all_done(&self, blocks: usize) -> bool {
-        self.done.load(Ordering::Acquire) as usize >= blocks
+        let done = |half: &HalfClaims| half.done.load(Ordering::Acquire) as usize;
+        done(&self.halves[0]) + done(&self.halves[1]) >= blocks
     }
 
     /// Waits, spinning, until all `blocks` have run (those claimed by other
@@ -584,6 +647,28 @@ mod tests {
     }
 
     #[test]
+    fn an_end_whose_half_is_out_goes_on_into_the_other_half_as_one_run() {
+        let claims = BlockClaims::default();
+        let blocks = 7;
+        let front: Vec<_> = (0..5).map(|_| claims.claim(End::Front, blocks)).collect();
+        assert_eq!(front, [0, 1, 2, 3, 4].map(Some));
+        assert_eq!(claims.claim(End::Back, blocks), Some(6));
+        assert_eq!(claims.claim(End::Back, blocks), Some(5));
+        assert_eq!(claims.claim(End::Back, blocks), None);
+        let claims = BlockClaims::default();
+        let back: Vec<_> = (0..6).map(|_| claims.claim(End::Back, blocks)).collect();
+        assert_eq!(back, [6, 5, 4, 3, 2, 1].map(Some));
+        assert_eq!(claims.claim(End::Front, blocks), Some(0));
+        assert!(!claims.all_done(1));
+        // Each end counts what it finishes on its own line; both count.
+        claims.run_claimed(End::Back, 1, |_| ());
+        claims.run_claimed(End::Front, 0, |_| ());
+        assert!(claims.all_done(2) && !claims.all_done(3));
+        let finished = claims.finished();
+        assert!(finished.contains(0) && finished.contains(1) && !finished.contains(3));
+    }
+
+    #[test]
     fn a_block_not_ready_stays_unclaimed_and_a_finished_one_is_known() {
         let claims = BlockClaims::default();
         let blocks = TRACKED_BLOCKS + 2;
@@ -594,13 +679,13 @@ mod tests {
             Some(blocks - 1)
         );
         assert_eq!(claims.claim(End::Front, blocks), Some(0));
-        assert!(!claims.is_finished(0) && !claims.all_done(1));
-        claims.run_claimed(0, |b| assert_eq!(b, 0));
-        assert!(claims.is_finished(0) && !claims.is_finished(1));
+        assert!(!claims.finished().contains(0) && !claims.all_done(1));
+        claims.run_claimed(End::Front, 0, |b| assert_eq!(b, 0));
+        assert!(claims.finished().contains(0) && !claims.finished().contains(1));
         assert!(claims.all_done(1) && !claims.all_done(2));
         // Past the tracked blocks, a finished block only counts.
-        claims.run_claimed(blocks - 1, |_| ());
-        assert!(!claims.is_finished(blocks - 1) && claims.all_done(2));
+        claims.run_claimed(End::Back, blocks - 1, |_| ());
+        assert!(!claims.finished().contains(blocks - 1) && claims.all_done(2));
     }
 
     #[test]

@@ -564,7 +564,7 @@ impl Executor<'_> {
                 // SAFETY: the block is this thread's alone, and touches no
                 // body that a block before it still to finish writes, nor
                 // writes one that such a block touches (checked above).
-                claims.run_claimed(block, |block| unsafe { self.run_block(stage, block) });
+                claims.run_claimed(end, block, |block| unsafe { self.run_block(stage, block) });
                 return true;
             }
         }
@@ -577,9 +577,9 @@ impl Executor<'_> {
         let Some(bodies) = self.block_bodies(index) else {
             return false;
         };
-        let claims = &self.syncs[index];
+        let finished = self.syncs[index].finished();
         (0..self.stages[index].blocks)
-            .all(|k| claims.is_finished(k) || !bodies.span(k).overlaps(span))
+            .all(|k| finished.contains(k) || !bodies.span(k).overlaps(span))
     }
 
     /// Which bodies each block of stage `index` touches, when a span says:
