@@ -12,9 +12,12 @@ use crate::buffer::assume_written;
 use crate::collider::{Collider, StepCollider};
 
 use super::warm::WarmReader;
-use super::{
-    pair_key, sleeping_side, ChunkResult, Contact, ContactEnds, PointImpulse, MANIFOLD_CHUNK,
-};
+use super::{pair_key, sleeping_side, ChunkResult, Contact, ContactEnds, PointImpulse};
+
+/// Pairs whose manifolds a batched fill computes before it makes their
+/// contacts (see [`ChunkFill::fill_batched`]): their manifolds, 48 bytes
+/// each, stay in the first-level cache until they are read back.
+const BATCHED_FILL: usize = 256;
 
 /// What making one chunk's contacts reads.
 pub(super) struct ChunkFill<'a> {
@@ -45,7 +48,9 @@ impl ChunkFill<'_> {
     ) {
         let mut made = MadeContacts::new(&mut slots, first, warm, self.frozen, pairs);
         if self.inputs.batch_rounded {
-            self.fill_batched(&mut made, pairs);
+            for pairs in pairs.chunks(BATCHED_FILL) {
+                self.fill_batched(&mut made, pairs);
+            }
         } else {
             self.fill_directly(&mut made, pairs);
         }
@@ -83,12 +88,13 @@ impl ChunkFill<'_> {
 
     /// What [`ChunkFill::fill_directly`] does, with the manifolds computed
     /// first so that pairs of rounded segments go eight at a time (see
-    /// [`ManifoldBatch`]). Worth it only when there are such pairs: circles
-    /// alone pay for the extra pass.
+    /// [`ManifoldBatch`]), for at most [`BATCHED_FILL`] pairs. Worth it
+    /// only when there are such pairs: circles alone pay for the extra
+    /// pass.
     fn fill_batched<R: WarmReader>(&self, made: &mut MadeContacts<R>, pairs: &[Pair]) {
-        let mut manifolds = [MaybeUninit::<ContactManifold>::uninit(); MANIFOLD_CHUNK];
+        let mut manifolds = [MaybeUninit::<ContactManifold>::uninit(); BATCHED_FILL];
         let manifolds = &mut manifolds[..pairs.len()];
-        let mut fixed = [false; MANIFOLD_CHUNK];
+        let mut fixed = [false; BATCHED_FILL];
         let mut batch = ManifoldBatch::new();
         for (slot, &pair) in pairs.iter().enumerate() {
             match self.inputs.shapes_of(pair) {

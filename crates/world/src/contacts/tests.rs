@@ -159,10 +159,11 @@ fn contacts_made_on_the_calling_thread_match_those_shared_out() {
     );
     // Shared, the first chunks were made in place and the rest from a
     // copy, and every contact was copied when the list moved.
-    let [in_place, from_copy, all_copied] = shared.contacts.shared_counts;
+    let [in_place, from_copy, all_copied, both_ways] = shared.contacts.shared_counts;
     assert!(
-        in_place > 0 && from_copy > 0 && all_copied > 0,
-        "in place {in_place}, from the copy {from_copy}, all copied {all_copied}"
+        in_place > 0 && from_copy > 0 && all_copied > 0 && both_ways > 0,
+        "in place {in_place}, from the copy {from_copy}, all copied {all_copied}, \
+         both in one update {both_ways}"
     );
 }
 
@@ -225,6 +226,10 @@ fn frozen_contacts_come_back_in_place_the_same_on_the_calling_thread_and_shared(
             "put back {put_back}, merged {merged}"
         );
     }
+    // Shared, some updates made chunks in place and from the copy both,
+    // so frozen contacts came back through both kinds of chunk.
+    let [.., both_ways] = shared.contacts.shared_counts;
+    assert!(both_ways > 0, "no update made chunks both ways");
 }
 
 #[test]
