@@ -546,13 +546,17 @@ impl ContactSet {
                 moves.finished(k, result.kept, true);
             }
         };
+        let (old_len, all_pairs) = (split + copied.len(), pairs.len().max(1));
         share_slots_after(Some(board), in_place_run, shared_results, |t, result| {
             let k = run_chunks + t;
             let pairs = &pairs[k * MANIFOLD_CHUNK..pairs.len().min((k + 1) * MANIFOLD_CHUNK)];
             // SAFETY: each chunk is made once, so until it is reported
             // finished its slots are its own.
             let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
-            let mut reader = CopiedReader::new(copied, pairs);
+            // Where the chunk's first pair would lie among last step's
+            // contacts were the two lists alike, less those read in place.
+            let guess = (k * MANIFOLD_CHUNK * old_len / all_pairs).saturating_sub(split);
+            let mut reader = CopiedReader::new(copied, pairs, guess);
             fill.chunk(slots, 0, pairs, result, &mut reader);
             moves.finished(k, result.kept, in_place);
         });

@@ -86,15 +86,56 @@ pub(super) struct CopiedReader<'w> {
 }
 
 impl CopiedReader<'_> {
-    /// A reader for the contacts of `pairs` (the copy is searched once for
-    /// where they begin).
-    pub(super) fn new<'w>(previous: &'w [WarmStart], pairs: &[Pair]) -> CopiedReader<'w> {
+    /// A reader for the contacts of `pairs`. The copy is searched once for
+    /// where they begin, outwards from `guess`: a list of pairs changes
+    /// little from step to step, so a chunk's first pair is most often
+    /// within a few entries of where its place in the new list says, and
+    /// a search that starts there reads a cache line or two rather than
+    /// some fourteen spread over the whole copy.
+    pub(super) fn new<'w>(
+        previous: &'w [WarmStart],
+        pairs: &[Pair],
+        guess: usize,
+    ) -> CopiedReader<'w> {
         let first = pairs.first().map_or(0, |p| pair_key(p.a, p.b));
         CopiedReader {
             previous,
-            next: previous.partition_point(|p| p.key() < first),
+            next: partition_point_near(previous, guess, |p| p.key() < first),
         }
     }
+}
+
+/// `items.partition_point(below)`, found by galloping out from `guess`
+/// (any index) to a bracket and searching within it: `O(log d)` probes,
+/// `d` being how far the answer lies from the guess.
+fn partition_point_near<T>(items: &[T], guess: usize, below: impl Fn(&T) -> bool) -> usize {
+    let n = items.len();
+    let guess = guess.min(n);
+    // The answer lies in `lo..=hi`.
+    let (mut lo, mut hi) = (0, n);
+    let mut step = 1;
+    if guess < n && below(&items[guess]) {
+        lo = guess + 1;
+        while let Some(probe) = guess.checked_add(step).filter(|&p| p < n) {
+            if !below(&items[probe]) {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+            step *= 2;
+        }
+    } else {
+        hi = guess;
+        while let Some(probe) = guess.checked_sub(step) {
+            if below(&items[probe]) {
+                lo = probe + 1;
+                break;
+            }
+            hi = probe;
+            step *= 2;
+        }
+    }
+    lo + items[lo..hi].partition_point(below)
 }
 
 impl WarmReader for CopiedReader<'_> {
@@ -295,6 +336,22 @@ mod tests {
     use crate::contacts::{Contact, PointImpulse};
 
     proptest! {
+        /// Galloping out from any guess finds the same place as a search
+        /// of the whole list.
+        #[test]
+        fn a_search_from_a_guess_finds_the_partition_point(
+            mut keys in proptest::collection::vec(0u32..500, 0..200),
+            key in 0u32..520,
+            guess in 0usize..260,
+        ) {
+            keys.sort_unstable();
+            let below = |k: &u32| *k < key;
+            prop_assert_eq!(
+                super::partition_point_near(&keys, guess, below),
+                keys.partition_point(below)
+            );
+        }
+
         /// Last step's contacts read in place, while the new ones are
         /// written over them from the first slot on, give each new pair
         /// the warm start a copy made beforehand gives, however far the new
