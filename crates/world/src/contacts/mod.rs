@@ -554,8 +554,10 @@ impl ContactSet {
             // finished its slots are its own.
             let (slots, in_place) = unsafe { moves.chunk_slots(k, pairs.len()) };
             // Where the chunk's first pair would lie among last step's
-            // contacts were the two lists alike, less those read in place.
-            let guess = (k * MANIFOLD_CHUNK * old_len / all_pairs).saturating_sub(split);
+            // contacts were the two lists alike, less those read in place
+            // (in 64 bits: the product outgrows 32).
+            let scaled = (k * MANIFOLD_CHUNK) as u64 * old_len as u64 / all_pairs as u64;
+            let guess = (scaled as usize).saturating_sub(split);
             let mut reader = CopiedReader::new(copied, pairs, guess);
             fill.chunk(slots, 0, pairs, result, &mut reader);
             moves.finished(k, result.kept, in_place);
