@@ -141,9 +141,10 @@ impl BoxesSplit {
     /// one's much.
     const MAX_SKEW: f32 = 0.25;
 
-    /// The first shape of the back part among `shapes`.
+    /// The first shape of the back part among `shapes` (the front part's
+    /// share is below one, so the back part is never empty).
     fn mid(&self, shapes: usize) -> usize {
-        ((shapes as f32 * self.front) as usize).min(shapes)
+        (shapes as f32 * self.front) as usize
     }
 
     /// Moves the split halfway toward the one that would have balanced
