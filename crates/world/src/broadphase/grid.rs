@@ -217,7 +217,8 @@ impl Index {
         };
         let mut block_columns = None;
         let mut build = || {
-            trees.rebuild(&sorter.index.slots, &sorter.index.enlarged, fresh);
+            let index = sorter.index;
+            trees.rebuild(&index.slots, index.counts, &index.enlarged, fresh);
             block_columns = Some(blocks.build(&layout, &trees.all()));
         };
         let sorted = match (sort_slots, board) {

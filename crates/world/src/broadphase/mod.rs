@@ -70,7 +70,7 @@ use crate::collider::{Collider, StepCollider};
 use crate::threading::Sharing;
 
 use grid::{BlockLists, GridItem, GridSpare};
-use index::{Index, Slot};
+use index::Index;
 use search::{PairFinder, Search};
 use sort::{keep_found, SortSlots};
 
@@ -212,7 +212,9 @@ impl BroadPhase {
             // box, with no grid. The kinematic tree, which continuous
             // collision reads, must still follow its shapes.
             if index.kinematic_moved() {
-                index.trees.rebuild_kinematic(&index.slots, &index.enlarged);
+                index
+                    .trees
+                    .rebuild_kinematic(&index.slots, index.counts, &index.enlarged);
             }
             let index = &self.index;
             let partners = |m, out: &mut Vec<u32>| index.overlapping(m, out);
@@ -220,9 +222,10 @@ impl BroadPhase {
                 .find_moved(index, partners, &mut self.pairs, sharing);
         } else if moved > 0 || fresh {
             let shapes = colliders.len();
-            // Which shapes can move changes only with the shapes (`fresh`).
-            let moving = index.slots.iter().filter(|s| **s != Slot::Static);
-            let full = fresh || moved as f32 >= REBUILD_FRACTION * moving.count() as f32;
+            // Which shapes can move changes only with the shapes (`fresh`,
+            // when the counts are taken anew below).
+            let moving = index.counts.moving as f32;
+            let full = fresh || moved as f32 >= REBUILD_FRACTION * moving;
             // A full search's pairs are sorted on both threads (see
             // `sort_pairs_shared`), so the other thread makes its errand
             // while this one classifies the shapes instead.
