@@ -449,14 +449,15 @@ impl Index {
         };
         // A part that panicked on the helper left its slots unwritten.
         let failed = "a part of the boxes' update failed on another thread";
-        let timed = |mut part: BoxPart| {
-            let start = Instant::now();
-            let moved = part.update(&step);
-            (moved, start.elapsed())
+        // Each part is timed only when the parts are shared, for the
+        // next step's split.
+        let update = |mut part: BoxPart| {
+            let start = board.map(|_| Instant::now());
+            (part.update(&step), start.map(|start| start.elapsed()))
         };
         let [(front_moved, front_time), (back_moved, back_time)] =
-            share_each(board, [front, back], timed, failed);
-        if board.is_some() {
+            share_each(board, [front, back], update, failed);
+        if let (Some(front_time), Some(back_time)) = (front_time, back_time) {
             self.boxes_split
                 .balance([mid, n - mid], [front_time, back_time]);
         }
