@@ -1,0 +1,196 @@
+//! How much faster several threads can be than one on this machine, for
+//! work that shares perfectly: the ceiling over the `speedup` example's
+//! figures.
+//!
+//! The work is a chain of dependent floating-point operations that touches
+//! no memory, cut into equal blocks of about 4 µs. Threads claim blocks
+//! from an atomic counter, as carom's solver claims the blocks of a stage,
+//! and at the end of each stage spin until all its blocks are done. Two
+//! cadences are timed, on one thread and on `--threads`, alternating:
+//!
+//! - one stage of every block: what the cores give with nothing to wait
+//!   for;
+//! - stages of 12 blocks, about the size and the number of the hopper's
+//!   solver stages (some 50 a step of 1.7 ms on two threads).
+//!
+//! Last it spins on one thread and then on `--threads`, each reading the
+//! clock, and counts the pauses longer than 20 µs: moments in which the
+//! machine ran something else on that core. A thread that pauses inside a
+//! block holds up the others at the stage's end.
+//!
+//! ```text
+//! cargo run --release --example ceiling -- [--threads 2] [--rounds 7]
+//! ```
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Blocks in one run: some 0.7 s of work on one thread.
+const BLOCKS: usize = 180_000;
+/// Blocks per stage at the solver's cadence.
+const STAGE_BLOCKS: usize = 12;
+/// The time one block should take on one thread.
+const BLOCK_TIME: Duration = Duration::from_micros(4);
+/// A clock reading this long after the one before is a pause.
+const PAUSE: Duration = Duration::from_micros(20);
+/// How long each thread spins while pauses are counted.
+const PAUSE_WATCH: Duration = Duration::from_secs(2);
+
+struct Options {
+    threads: usize,
+    rounds: usize,
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        threads: 2,
+        rounds: 7,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let slot = match flag.as_str() {
+            "--threads" => &mut options.threads,
+            "--rounds" => &mut options.rounds,
+            _ => return Err(format!("unknown argument {flag}")),
+        };
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        *slot = value.parse().ok().filter(|&n| n > 0).ok_or(format!(
+            "{flag}: expected a count of at least 1, got {value:?}"
+        ))?;
+    }
+    Ok(options)
+}
+
+/// A block's work: `steps` dependent multiply-adds, which no compiler can
+/// spread over lanes and no core can overlap.
+fn chain(steps: u32) -> f64 {
+    let mut x = black_box(1.0f64);
+    for _ in 0..steps {
+        x = x * 1.000_000_1 + 0.5;
+    }
+    black_box(x)
+}
+
+/// How many steps of [`chain`] take [`BLOCK_TIME`] here.
+fn steps_per_block() -> u32 {
+    let trial = 100_000;
+    let start = Instant::now();
+    for _ in 0..10 {
+        chain(trial);
+    }
+    let per_step = start.elapsed().as_secs_f64() / (10 * trial) as f64;
+    (BLOCK_TIME.as_secs_f64() / per_step).round().max(1.0) as u32
+}
+
+/// Runs [`BLOCKS`] blocks in stages of `stage_blocks` on `threads`
+/// threads; returns the seconds taken.
+fn run(threads: usize, stage_blocks: usize, steps: u32) -> f64 {
+    let stages = BLOCKS / stage_blocks;
+    let claimed: Vec<AtomicUsize> = (0..stages).map(|_| AtomicUsize::new(0)).collect();
+    let finished: Vec<AtomicUsize> = (0..stages).map(|_| AtomicUsize::new(0)).collect();
+    let work = || {
+        for (claimed, finished) in claimed.iter().zip(&finished) {
+            while claimed.fetch_add(1, Ordering::Relaxed) < stage_blocks {
+                chain(steps);
+                finished.fetch_add(1, Ordering::Release);
+            }
+            while finished.load(Ordering::Acquire) < stage_blocks {
+                std::hint::spin_loop();
+            }
+        }
+    };
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
+    });
+    start.elapsed().as_secs_f64()
+}
+
+/// Spins on `threads` threads for [`PAUSE_WATCH`]; returns, per thread,
+/// how many pauses it saw and their total length.
+fn pauses(threads: usize) -> Vec<(usize, Duration)> {
+    let watch = || {
+        let start = Instant::now();
+        let (mut count, mut total) = (0, Duration::ZERO);
+        let mut last = start;
+        while last - start < PAUSE_WATCH {
+            let now = Instant::now();
+            let gap = now - last;
+            if gap > PAUSE {
+                count += 1;
+                total += gap;
+            }
+            last = now;
+        }
+        (count, total)
+    };
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(watch)).collect();
+        let mine = watch();
+        let theirs = others
+            .into_iter()
+            .map(|h| h.join().expect("a watch panicked"));
+        std::iter::once(mine).chain(theirs).collect()
+    })
+}
+
+/// The median of `values`, which must not be empty.
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        0.5 * (sorted[mid - 1] + sorted[mid])
+    }
+}
+
+fn main() {
+    let options = parse_options().unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        std::process::exit(2);
+    });
+    let steps = steps_per_block();
+    let threads = options.threads;
+    println!(
+        "{threads} threads against one, {} alternating rounds, {BLOCKS} blocks of {} µs",
+        options.rounds,
+        BLOCK_TIME.as_micros()
+    );
+    for (name, stage_blocks) in [
+        (String::from("one stage"), BLOCKS),
+        (format!("stages of {STAGE_BLOCKS} blocks"), STAGE_BLOCKS),
+    ] {
+        let (mut one, mut many) = (Vec::new(), Vec::new());
+        for _ in 0..options.rounds {
+            one.push(run(1, stage_blocks, steps));
+            many.push(run(threads, stage_blocks, steps));
+        }
+        let ratios: Vec<f64> = one.iter().zip(&many).map(|(a, b)| a / b).collect();
+        let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        println!(
+            "{name:>20}: 1 thread {:.3} s, {threads} threads {:.3} s: {:.2}× (the rounds' own {low:.2}–{high:.2}×)",
+            median(&one),
+            median(&many),
+            median(&one) / median(&many),
+        );
+    }
+    println!(
+        "pauses over {} µs while spinning for {} s:",
+        PAUSE.as_micros(),
+        PAUSE_WATCH.as_secs()
+    );
+    for count in [1, threads] {
+        let seen: Vec<String> = pauses(count)
+            .iter()
+            .map(|(n, total)| format!("{n} ({:.1} ms)", total.as_secs_f64() * 1e3))
+            .collect();
+        println!("{count:>20} thread(s): {}", seen.join(", "));
+    }
+}
