@@ -22,9 +22,14 @@
 //! cargo run --release --example ceiling -- [--threads 2] [--rounds 7]
 //! ```
 
+#[path = "common/rounds.rs"]
+mod rounds;
+
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+use rounds::{median, spread};
 
 /// Blocks in one run: some 0.7 s of work on one thread.
 const BLOCKS: usize = 180_000;
@@ -138,18 +143,6 @@ fn pauses(threads: usize) -> Vec<(usize, Duration)> {
     })
 }
 
-/// The median of `values`, which must not be empty.
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        0.5 * (sorted[mid - 1] + sorted[mid])
-    }
-}
-
 fn main() {
     let options = parse_options().unwrap_or_else(|message| {
         eprintln!("error: {message}");
@@ -172,8 +165,7 @@ fn main() {
             many.push(run(threads, stage_blocks, steps));
         }
         let ratios: Vec<f64> = one.iter().zip(&many).map(|(a, b)| a / b).collect();
-        let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (low, high) = spread(&ratios);
         println!(
             "{name:>20}: 1 thread {:.3} s, {threads} threads {:.3} s: {:.2}× (the rounds' own {low:.2}–{high:.2}×)",
             median(&one),

@@ -18,10 +18,14 @@
 //! The scene defaults to `scenes/hopper.ron`; sleeping is off unless
 //! `--sleep` is given, so that every step does the work of every body.
 
+#[path = "common/rounds.rs"]
+mod rounds;
+
 use std::process::Command;
 use std::time::Instant;
 
 use carom::scene::Scene;
+use rounds::{median, spread};
 
 struct Options {
     scene: String,
@@ -121,25 +125,6 @@ fn measure_in_child(options: &Options, threads: usize) -> Result<(f64, u64), Str
                 .trim_start_matches("error: ")
         )),
     }
-}
-
-/// The median of `values`, which must not be empty.
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        0.5 * (sorted[mid - 1] + sorted[mid])
-    }
-}
-
-/// The smallest and the largest of `values`.
-fn spread(values: &[f64]) -> (f64, f64) {
-    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (low, high)
 }
 
 fn fail(message: &str, status: i32) -> ! {
