@@ -99,6 +99,9 @@ pub(crate) struct BlockClaims {
     /// The front half's claims and the blocks finished from the front,
     /// then the back half's and those finished from the back.
     halves: [HalfClaims; 2],
+    /// Blocks in the front half, when not half of them rounded down (see
+    /// [`BlockClaims::with_front`]).
+    front: Option<usize>,
 }
 
 /// One half of a [`BlockClaims`].
@@ -185,11 +188,7 @@ impl BlockClaims {
         blocks: usize,
         ready: impl Fn(usize) -> bool,
     ) -> Option<usize> {
-        let mid = blocks / 2;
-        let halves = match end {
-            End::Front => [(0, 0..mid), (1, mid..blocks)],
-            End::Back => [(1, mid..blocks), (0, 0..mid)],
-        };
+        let halves = self.halves_from(end, blocks);
         for (half, range) in halves {
             match self.halves[half].claim_if(end, range, &ready) {
                 HalfClaim::Taken(block) => return Some(block),
@@ -198,6 +197,41 @@ impl BlockClaims {
             }
         }
         None
+    }
+
+    /// Claims whose front half holds the first `front` blocks (all of
+    /// them, if fewer) rather than half of them: the blocks the thread
+    /// working from the front owns.
+    pub fn with_front(front: usize) -> BlockClaims {
+        BlockClaims {
+            front: Some(front),
+            ..BlockClaims::default()
+        }
+    }
+
+    /// The halves of `blocks`, `end`'s first, with their blocks.
+    fn halves_from(&self, end: End, blocks: usize) -> [(usize, Range<usize>); 2] {
+        let mid = self.front.map_or(blocks / 2, |front| front.min(blocks));
+        match end {
+            End::Front => [(0, 0..mid), (1, mid..blocks)],
+            End::Back => [(1, mid..blocks), (0, 0..mid)],
+        }
+    }
+
+    /// The next unclaimed block of `end`'s own half from `end`, if any is
+    /// left and `ready` says it may run now; unlike
+    /// [`BlockClaims::claim_if`], never one of the other half.
+    pub fn claim_own_if(
+        &self,
+        end: End,
+        blocks: usize,
+        ready: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let [(half, range), _] = self.halves_from(end, blocks);
+        match self.halves[half].claim_if(end, range, ready) {
+            HalfClaim::Taken(block) => Some(block),
+            _ => None,
+        }
     }
 
     /// Claims blocks of `blocks` from `end` and runs `run` on each until
@@ -666,6 +700,28 @@ mod tests {
         assert!(claims.all_done(2) && !claims.all_done(3));
         let finished = claims.finished();
         assert!(finished.contains(0) && finished.contains(1) && !finished.contains(3));
+    }
+
+    #[test]
+    fn each_end_owns_its_half_and_takes_the_other_only_when_it_asks() {
+        // The front owns the first three of five blocks here, not two.
+        let claims = BlockClaims::with_front(3);
+        let blocks = 5;
+        let own = |end| claims.claim_own_if(end, blocks, |_| true);
+        assert_eq!([own(End::Front), own(End::Front)], [Some(0), Some(1)]);
+        assert_eq!([own(End::Back), own(End::Back)], [Some(4), Some(3)]);
+        assert_eq!(own(End::Back), None, "block 2 is the front's");
+        // A block its owner may not run yet stays unclaimed.
+        assert_eq!(claims.claim_own_if(End::Front, blocks, |b| b != 2), None);
+        assert_eq!(claims.claim(End::Back, blocks), Some(2));
+        assert_eq!(
+            [own(End::Front), claims.claim(End::Front, blocks)],
+            [None; 2]
+        );
+        // More owned blocks than there are: the front owns them all.
+        let claims = BlockClaims::with_front(9);
+        assert_eq!(claims.claim_own_if(End::Back, 4, |_| true), None);
+        assert_eq!(claims.claim(End::Back, 4), Some(3));
     }
 
     #[test]

@@ -99,6 +99,12 @@ pub(crate) struct Solver {
     /// The stages of a step on several threads, and their progress.
     stages: Vec<stages::Stage>,
     stage_syncs: Vec<crate::threading::BlockClaims>,
+    /// Per region colour, how many of its regions the thread working from
+    /// the front owns; the regions in the order the stages that go region
+    /// by region in no pass take them, and their spans (see `stages`).
+    home_fronts: Vec<usize>,
+    home_regions: Vec<u32>,
+    home_spans: Vec<graph::BodySpan>,
     start_poses: StartPoses,
     /// What the per-body arrays were last loaded for, while they still
     /// hold what a load would give (see [`Solver::load`]).
@@ -692,7 +698,46 @@ mod tests {
             );
             // So several threads shared the stages.
             assert!(coloring.region_speedup(2) >= stages::MIN_REGION_SPEEDUP);
+            // Each region is prepared once, the front thread's first.
+            let solver = &world.solver;
+            let mut homes = solver.home_regions.clone();
+            homes.sort_unstable();
+            assert!(homes
+                .iter()
+                .copied()
+                .eq(0..coloring.region_ends.len() as u32));
+            let front: usize = solver.home_fronts.iter().sum();
+            let ends = &coloring.region_color_ends;
+            for (k, &run) in solver.home_regions.iter().enumerate() {
+                let color = ends.partition_point(|&end| end <= run);
+                let owned =
+                    (run as usize - graph::run(ends, color).start) < solver.home_fronts[color];
+                assert_eq!(owned, k < front, "region {run} at {k}");
+            }
         });
+    }
+
+    #[test]
+    fn each_thread_owns_half_of_a_pass_give_or_take_a_region() {
+        let mut fronts = Vec::new();
+        let counts = [[5, 5, 2, 0], [3, 2, 3, 1], [1, 1, 1, 1], [0, 7, 0, 9]];
+        for counts in counts {
+            let ends: Vec<u32> = counts
+                .iter()
+                .scan(0, |end, &n| {
+                    *end += n;
+                    Some(*end)
+                })
+                .collect();
+            stages::front_shares(&ends, &mut fronts);
+            assert!(fronts
+                .iter()
+                .zip(counts)
+                .all(|(&f, n)| f == n as usize / 2 || f == n as usize / 2 + 1));
+            let front: usize = fronts.iter().sum();
+            let back = ends[3] as usize - front;
+            assert!(front == back || front == back + 1, "{counts:?}: {fronts:?}");
+        }
     }
 
     /// The circles of a pile of `n` (see `Scene::circle_pile`) created in

@@ -86,19 +86,19 @@ impl Executor<'_> {
         }
     }
 
-    /// The batches of one set that the region at place `place` holds (see
-    /// [`graph::Coloring::regions_by_place`]).
-    fn batches_at<const N: usize>(&self, set: &SetPtr<N>, place: usize) -> std::ops::Range<usize> {
-        let region = self.regions_by_place[place] as usize;
+    /// The batches of one set that the `k`-th region of the by-region
+    /// stages holds (see [`Executor::home_regions`]).
+    fn batches_at<const N: usize>(&self, set: &SetPtr<N>, k: usize) -> std::ops::Range<usize> {
+        let region = self.home_regions[k] as usize;
         set.batches_of(graph::run(self.region_ends, region))
     }
 
-    /// Prepares the batches of the regions at places `places` into their
-    /// slots.
+    /// Prepares the batches of the by-region stages' regions `regions`
+    /// (see [`Executor::home_regions`]) into their slots.
     ///
     /// # Safety
     /// As for [`Executor::run_block`]; no other stage may be running.
-    unsafe fn prepare(&self, places: std::ops::Range<usize>) {
+    unsafe fn prepare(&self, regions: std::ops::Range<usize>) {
         // SAFETY: nothing writes the contacts or the states in this stage.
         let view = unsafe {
             PrepareView {
@@ -109,11 +109,11 @@ impl Executor<'_> {
                 states: std::slice::from_raw_parts(self.states.0, self.state_count),
             }
         };
-        for place in places {
+        for k in regions {
             // SAFETY: the caller's guarantees; regions hold disjoint batches.
             unsafe {
-                self.prepare_set(&view, &self.ones, self.batches_at(&self.ones, place));
-                self.prepare_set(&view, &self.twos, self.batches_at(&self.twos, place));
+                self.prepare_set(&view, &self.ones, self.batches_at(&self.ones, k));
+                self.prepare_set(&view, &self.twos, self.batches_at(&self.twos, k));
             }
         }
     }
@@ -142,17 +142,17 @@ impl Executor<'_> {
         }
     }
 
-    /// Copies the impulses of the batches of the regions at places `places`
-    /// into their contacts.
+    /// Copies the impulses of the batches of the by-region stages' regions
+    /// `regions` into their contacts.
     ///
     /// # Safety
     /// As for [`Executor::run_block`]; the batches must have been prepared.
-    unsafe fn store_impulses(&self, places: std::ops::Range<usize>) {
-        for place in places {
+    unsafe fn store_impulses(&self, regions: std::ops::Range<usize>) {
+        for k in regions {
             // SAFETY: the caller's guarantees; each contact is one lane's.
             unsafe {
-                self.store_set(&self.ones, self.batches_at(&self.ones, place));
-                self.store_set(&self.twos, self.batches_at(&self.twos, place));
+                self.store_set(&self.ones, self.batches_at(&self.ones, k));
+                self.store_set(&self.twos, self.batches_at(&self.twos, k));
             }
         }
     }

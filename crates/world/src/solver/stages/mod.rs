@@ -12,14 +12,17 @@
 //! helpers, started once per step, claim blocks of the current stage from
 //! an atomic counter and spin while they wait for the next.
 //!
-//! A stage ends with one thread finishing the last block while the other
-//! has none left: with a handful of regions per region colour, that is
-//! often most of a region's time. So a thread out of blocks goes on to
-//! blocks of the next few stages that touch no body of a block before them
-//! still to finish (known by the bodies' spans; see
-//! [`Executor::run_ahead`]), and a helper moves on to the next stage as
-//! soon as every block of its stage is done, without waiting for the
-//! leader to publish it.
+//! Each thread owns about half of every stage's blocks: the leader the
+//! lower regions or bodies, the helper the upper (see
+//! [`Solver::plan_homes`]), so that a region is solved on the same core
+//! pass after pass. A stage ends with one thread finishing the last block
+//! while the other has none left: with a handful of regions per region
+//! colour, that is often most of a region's time. So a thread out of its
+//! own blocks goes on to its own blocks of the next few stages that touch
+//! no body of a block before them still to finish (known by the bodies'
+//! spans; see [`Executor::run_ahead`]), then takes what is left of the
+//! other's; and a helper moves on to the next stage as soon as every block
+//! of its stage is done, without waiting for the leader to publish it.
 //!
 //! Nothing waits for a helper: the leader claims blocks too and finishes
 //! every stage by itself if no helper ever starts (a pool busy with other
@@ -113,8 +116,8 @@ enum Pass {
 /// What one stage does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Work {
-    /// Prepare every batch from the contacts, region by region in the
-    /// order of their places (see [`graph::Coloring::regions_by_place`]).
+    /// Prepare every batch from the contacts, region by region, each
+    /// thread's own regions by place (see [`Solver::plan_homes`]).
     Prepare,
     IntegrateVelocities,
     IntegratePositions,
@@ -124,8 +127,8 @@ enum Work {
         pass: Pass,
         region_color: usize,
     },
-    /// Copy every batch's impulses into its contacts, region by region in
-    /// the order of their places.
+    /// Copy every batch's impulses into its contacts, region by region as
+    /// they are prepared.
     StoreImpulses,
     /// Copy the motion of the step into the bodies.
     StoreBodies,
@@ -216,9 +219,17 @@ impl Solver {
         let order_due = self.order.is_none() || self.order_age >= super::ORDER_MIN_AGE;
         self.reorder = regions >= MIN_REORDERED_REGIONS && tangled_on_two && order_due;
         self.plan_stages(passes.substeps, threads);
+        let front_regions = self.plan_homes();
+        let fronts = &self.home_fronts;
+        let syncs = self.stages.iter().map(|stage| match stage.work {
+            Work::Constraints { region_color, .. } => BlockClaims::with_front(fronts[region_color]),
+            Work::Prepare | Work::StoreImpulses if stage.block_len == 1 => {
+                BlockClaims::with_front(front_regions)
+            }
+            _ => BlockClaims::default(),
+        });
         self.stage_syncs.clear();
-        self.stage_syncs
-            .resize_with(self.stages.len(), BlockClaims::default);
+        self.stage_syncs.extend(syncs);
         assert_eq!(self.start_poses.len(), bodies.len(), "one start per body");
         let rest = rest.map(|(timer, readiness)| {
             assert_eq!(readiness.len(), bodies.len(), "one readiness slot per body");
@@ -248,9 +259,9 @@ impl Solver {
             twos: SetPtr::of(&self.twos, slots.twos),
             region_ends: &self.coloring.region_ends,
             region_color_ends: &self.coloring.region_color_ends,
-            regions_by_place: &self.coloring.regions_by_place,
+            home_regions: &self.home_regions,
             region_spans: &self.coloring.region_spans,
-            place_spans: &self.coloring.spans_by_place,
+            home_spans: &self.home_spans,
             kinematic_blocks: &self.kinematic_blocks,
             isa: self.isa,
             passes,
@@ -292,11 +303,10 @@ impl Solver {
             }
         };
         let body_stage = |work| Stage::new(work, bodies, split(bodies, BODY_BLOCK));
-        // Batches are prepared and their impulses stored by region, taken
-        // in the order of their places: the thread that works from the front
-        // then prepares the batches of the low bodies, whose regions it also
-        // takes in each region colour, and the contacts it made; so the
-        // batches are written and read on the same core.
+        // Batches are prepared and their impulses stored by region, each
+        // thread taking the regions it owns in the constraint passes (see
+        // `plan_homes`); so the batches are written and read on the same
+        // core.
         let region_stage = |work| Stage::new(work, regions, split(regions, 1));
         stages.push(region_stage(Work::Prepare));
         for _ in 0..substeps {
@@ -315,6 +325,65 @@ impl Solver {
             split(bodies - 1, BODY_BLOCK),
         ));
         self.stages = stages;
+    }
+}
+
+/// Writes into `fronts`, per region colour (whose regions end at
+/// `region_color_ends`), how many of its regions the thread working from
+/// the front owns (the first ones in run order, the lower ones by place;
+/// see [`Solver::plan_homes`]): half, and of every other odd count the
+/// middle one too, so that each thread owns half of a pass's regions, or
+/// one less.
+pub(super) fn front_shares(region_color_ends: &[u32], fronts: &mut Vec<usize>) {
+    fronts.clear();
+    let mut odd_counts = 0;
+    for region_color in 0..region_color_ends.len() {
+        let regions = graph::run(region_color_ends, region_color).len();
+        let middle = regions % 2 == 1 && odd_counts % 2 == 0;
+        odd_counts += regions % 2;
+        fronts.push(regions / 2 + usize::from(middle));
+    }
+}
+
+impl Solver {
+    /// Gives each thread its own regions: in every region colour the front
+    /// thread owns the first regions in run order (the lower ones by place;
+    /// see [`front_shares`], which fills `home_fronts`) and the back thread
+    /// the rest. Each thread claims its own blocks of a stage first and
+    /// leaves the other's until it has run ahead as far as it may (see
+    /// [`Executor::work_on`]), so a region stays on one core from pass to
+    /// pass, with its batches and most of its bodies in that core's cache;
+    /// a block run on the other core than its region's pass before took
+    /// 1.5–2 times as long. The stages that go region by region in no pass
+    /// (preparing the batches, storing their impulses) take the front
+    /// thread's regions, in the order of their places, then the back
+    /// thread's, so that a thread prepares the batches it then solves.
+    /// Lists that order in `home_regions` and `home_spans`, and returns how
+    /// many regions the front thread owns.
+    fn plan_homes(&mut self) -> usize {
+        let coloring = &self.coloring;
+        let ends = &coloring.region_color_ends;
+        front_shares(ends, &mut self.home_fronts);
+        let fronts = &self.home_fronts;
+        let is_front = |run: u32| {
+            let region_color = ends.partition_point(|&end| end <= run);
+            run as usize - graph::run(ends, region_color).start < fronts[region_color]
+        };
+        self.home_regions.clear();
+        for front in [true, false] {
+            let owned = coloring
+                .regions_by_place
+                .iter()
+                .filter(|&&run| is_front(run) == front);
+            self.home_regions.extend(owned);
+        }
+        self.home_spans.clear();
+        let spans = self
+            .home_regions
+            .iter()
+            .map(|&run| coloring.region_spans[run as usize]);
+        self.home_spans.extend(spans);
+        fronts.iter().sum()
     }
 }
 
@@ -448,12 +517,13 @@ struct Executor<'a> {
     region_ends: &'a [u32],
     /// Per region colour: the end of its regions.
     region_color_ends: &'a [u32],
-    /// Per region in the order of their places: its index in run order.
-    regions_by_place: &'a [u32],
     /// Per region in run order: the span of the dynamic bodies it moves.
     region_spans: &'a [BodySpan],
-    /// The same spans per region in the order of their places.
-    place_spans: &'a [BodySpan],
+    /// The regions in the order the by-region stages take them (see
+    /// [`Solver::plan_homes`]), by their index in run order, and their
+    /// spans.
+    home_regions: &'a [u32],
+    home_spans: &'a [BodySpan],
     /// Per block of an integration stage: whether it holds a kinematic
     /// body.
     kinematic_blocks: &'a [bool],
@@ -473,8 +543,8 @@ unsafe impl Sync for Executor<'_> {}
 
 impl Executor<'_> {
     /// Publishes each stage in turn, works on it (and early on the next
-    /// few; see [`Executor::run_ahead`]), and waits until all its blocks
-    /// are done (a helper may still be finishing one).
+    /// few; see [`Executor::work_on`]), and waits until all its blocks are
+    /// done (a helper may still be finishing one).
     fn lead(&self) {
         // Finished however the leader ends, so that helpers stop waiting
         // for the next stage even if a block panics here.
@@ -482,7 +552,6 @@ impl Executor<'_> {
         for (index, stage) in self.stages.iter().enumerate() {
             self.current.store(index, Ordering::Release);
             self.work_on(index, End::Front);
-            self.run_ahead(index, End::Front);
             self.syncs[index].wait_for(stage.blocks);
         }
     }
@@ -494,7 +563,6 @@ impl Executor<'_> {
         let mut index = self.current.load(Ordering::Acquire);
         while index < self.stages.len() {
             self.work_on(index, End::Back);
-            self.run_ahead(index, End::Back);
             let blocks = self.stages[index].blocks;
             let mut spins = 0;
             loop {
@@ -515,8 +583,9 @@ impl Executor<'_> {
         }
     }
 
-    /// While other threads finish stage `index`, claims blocks of the
-    /// stages after it and runs them, as long as a block's span meets that
+    /// While other threads finish stage `index`, claims this thread's own
+    /// blocks of the stages after it and runs them, as long as a block's
+    /// span meets that
     /// of no block not yet finished in the stages from `index` up to its
     /// own (see [`Executor::run_one_ahead`]). A block writes only what
     /// belongs to its region (batches; contacts, storing impulses) and to
@@ -528,10 +597,11 @@ impl Executor<'_> {
     /// region has batches. So the block computes what it would after all
     /// the blocks before it, and the result stays the same bits.
     ///
-    /// The thread working from the front takes low regions or bodies,
-    /// which lie far from the middle ones a stage ends with, as does the
-    /// thread working from the back with high ones: so the threads fill in
-    /// what would be waits at the stage's end.
+    /// The thread working from the front owns low regions or bodies, which
+    /// lie far from the middle ones a stage ends with, and the thread
+    /// working from the back high ones: so the threads fill in what would
+    /// be waits at the stage's end, and leave each other's blocks to their
+    /// owners.
     fn run_ahead(&self, index: usize, end: End) {
         let blocks = self.stages[index].blocks;
         while !self.syncs[index].all_done(blocks) {
@@ -541,10 +611,10 @@ impl Executor<'_> {
         }
     }
 
-    /// Claims from `end` and runs one block of the next stages after
-    /// `index`, the nearest first and at most [`STAGES_AHEAD`] ahead, that
-    /// is clear of every unfinished block of the stages from `index` up to
-    /// its own; says whether it found one. Every stage on the way must be
+    /// Claims from `end` and runs one of this thread's own blocks of the
+    /// next stages after `index`, the nearest first and at most
+    /// [`STAGES_AHEAD`] ahead, that is clear of every unfinished block of
+    /// the stages from `index` up to its own; says whether it found one. Every stage on the way must be
     /// one whose blocks' bodies are known by a span (see
     /// [`Executor::block_bodies`]).
     fn run_one_ahead(&self, index: usize, end: End) -> bool {
@@ -560,7 +630,7 @@ impl Executor<'_> {
                 let span = bodies.span(block);
                 (index..ahead).all(|before| self.clear_of_unfinished(before, span))
             };
-            if let Some(block) = claims.claim_if(end, stage.blocks, clear) {
+            if let Some(block) = claims.claim_own_if(end, stage.blocks, clear) {
                 // SAFETY: the block is this thread's alone, and touches no
                 // body that a block before it still to finish writes, nor
                 // writes one that such a block touches (checked above).
@@ -593,7 +663,7 @@ impl Executor<'_> {
         let stage = self.stages.get(index)?;
         match stage.work {
             Work::Prepare | Work::StoreImpulses => {
-                (stage.block_len == 1).then_some(BlockBodies::Regions(self.place_spans))
+                (stage.block_len == 1).then_some(BlockBodies::Regions(self.home_spans))
             }
             Work::Constraints { region_color, .. } => {
                 let overflow = region_color + 1 == self.region_color_ends.len();
@@ -608,13 +678,20 @@ impl Executor<'_> {
     }
 
     /// Claims and runs blocks of stage `index` from `end` until none are
-    /// left.
+    /// left: this thread's own first (see [`Solver::plan_homes`]), then,
+    /// having run ahead as far as it may on its own blocks of the next
+    /// stages, what is left of the other thread's.
     fn work_on(&self, index: usize, end: End) {
         let stage = &self.stages[index];
-        self.syncs[index].work(end, stage.blocks, |block| {
-            // SAFETY: each block of a stage is claimed exactly once, and the
-            // blocks of a stage touch disjoint data (see the type's docs).
-            unsafe { self.run_block(stage, block) };
-        });
+        let claims = &self.syncs[index];
+        // SAFETY: each block of a stage is claimed exactly once, and the
+        // blocks of a stage touch disjoint data (see the type's docs).
+        let run = |block| unsafe { self.run_block(stage, block) };
+        while let Some(block) = claims.claim_own_if(end, stage.blocks, |_| true) {
+            claims.run_claimed(end, block, run);
+        }
+        self.run_ahead(index, end);
+        claims.work(end, stage.blocks, run);
+        self.run_ahead(index, end);
     }
 }
