@@ -57,16 +57,16 @@ pub(crate) struct Coloring {
     /// holds the regions that overflowed, which may share bodies.
     pub region_color_ends: Vec<u32>,
     /// Per region in item order, which is where its bodies lie in the body
-    /// arrays: its index in run order. Work split by place rather than by
-    /// region colour uses it, so that each thread keeps to the same bodies.
+    /// arrays: its index in run order. Threads split the regions by place
+    /// with it, so that each keeps to the same bodies.
     pub regions_by_place: Vec<u32>,
     /// Per region, in run order: the span of the dynamic bodies its
     /// constraints move. Regions whose spans do not overlap share no such
     /// body, whatever their colours.
     pub region_spans: Vec<BodySpan>,
     /// The same spans per region in the order of their places (item
-    /// order), as work split by place reads them.
-    pub spans_by_place: Vec<BodySpan>,
+    /// order), as the regions take their colours.
+    spans_by_place: Vec<BodySpan>,
     /// The most colours any region used, overflow excluded.
     colors: usize,
     /// Per region: its colour among regions.

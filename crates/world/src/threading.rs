@@ -188,15 +188,7 @@ impl BlockClaims {
         blocks: usize,
         ready: impl Fn(usize) -> bool,
     ) -> Option<usize> {
-        let halves = self.halves_from(end, blocks);
-        for (half, range) in halves {
-            match self.halves[half].claim_if(end, range, &ready) {
-                HalfClaim::Taken(block) => return Some(block),
-                HalfClaim::NotReady => return None,
-                HalfClaim::Exhausted => {}
-            }
-        }
-        None
+        self.claim_from_halves(end, blocks, 2, ready)
     }
 
     /// Claims whose front half holds the first `front` blocks (all of
@@ -227,11 +219,26 @@ impl BlockClaims {
         blocks: usize,
         ready: impl Fn(usize) -> bool,
     ) -> Option<usize> {
-        let [(half, range), _] = self.halves_from(end, blocks);
-        match self.halves[half].claim_if(end, range, ready) {
-            HalfClaim::Taken(block) => Some(block),
-            _ => None,
+        self.claim_from_halves(end, blocks, 1, ready)
+    }
+
+    /// The next unclaimed block from `end` of the first `halves` halves
+    /// (`end`'s own first), if `ready` says it may run now.
+    fn claim_from_halves(
+        &self,
+        end: End,
+        blocks: usize,
+        halves: usize,
+        ready: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        for (half, range) in self.halves_from(end, blocks).into_iter().take(halves) {
+            match self.halves[half].claim_if(end, range, &ready) {
+                HalfClaim::Taken(block) => return Some(block),
+                HalfClaim::NotReady => return None,
+                HalfClaim::Exhausted => {}
+            }
         }
+        None
     }
 
     /// Claims blocks of `blocks` from `end` and runs `run` on each until

@@ -585,17 +585,17 @@ impl Executor<'_> {
 
     /// While other threads finish stage `index`, claims this thread's own
     /// blocks of the stages after it and runs them, as long as a block's
-    /// span meets that
-    /// of no block not yet finished in the stages from `index` up to its
-    /// own (see [`Executor::run_one_ahead`]). A block writes only what
-    /// belongs to its region (batches; contacts, storing impulses) and to
-    /// the bodies in its span (states; bodies, masses and the like, storing
-    /// bodies), and reads besides only what of the other bodies no block of
-    /// these stages writes (fixed bodies; a kinematic body, which only the
-    /// per-body stages write, puts its block's span over every body). Two
-    /// blocks of one region have the same span, which is not empty if the
-    /// region has batches. So the block computes what it would after all
-    /// the blocks before it, and the result stays the same bits.
+    /// span meets that of no block not yet finished in the stages from
+    /// `index` up to its own (see [`Executor::run_one_ahead`]). A block
+    /// writes only what belongs to its region (batches; contacts, storing
+    /// impulses) and to the bodies in its span (states; bodies, masses and
+    /// the like, storing bodies), and reads besides only what of the other
+    /// bodies no block of these stages writes (fixed bodies; a kinematic
+    /// body, which only the per-body stages write, puts its block's span
+    /// over every body). Two blocks of one region have the same span, which
+    /// is not empty if the region has batches. So the block computes what
+    /// it would after all the blocks before it, and the result stays the
+    /// same bits.
     ///
     /// The thread working from the front owns low regions or bodies, which
     /// lie far from the middle ones a stage ends with, and the thread
@@ -614,9 +614,9 @@ impl Executor<'_> {
     /// Claims from `end` and runs one of this thread's own blocks of the
     /// next stages after `index`, the nearest first and at most
     /// [`STAGES_AHEAD`] ahead, that is clear of every unfinished block of
-    /// the stages from `index` up to its own; says whether it found one. Every stage on the way must be
-    /// one whose blocks' bodies are known by a span (see
-    /// [`Executor::block_bodies`]).
+    /// the stages from `index` up to its own; says whether it found one.
+    /// Every stage on the way must be one whose blocks' bodies are known by
+    /// a span (see [`Executor::block_bodies`]).
     fn run_one_ahead(&self, index: usize, end: End) -> bool {
         if self.block_bodies(index).is_none() {
             return false;
