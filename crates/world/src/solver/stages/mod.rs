@@ -332,8 +332,8 @@ impl Solver {
 /// `region_color_ends`), how many of its regions the thread working from
 /// the front owns (the first ones in run order, the lower ones by place;
 /// see [`Solver::plan_homes`]): half, and of every other odd count the
-/// middle one too, so that each thread owns half of a pass's regions, or
-/// one less.
+/// middle one too, so that the two threads' shares of a pass differ by one
+/// region at most.
 pub(super) fn front_shares(region_color_ends: &[u32], fronts: &mut Vec<usize>) {
     fronts.clear();
     let mut odd_counts = 0;
