@@ -100,11 +100,10 @@ pub(crate) struct Solver {
     stages: Vec<stages::Stage>,
     stage_syncs: Vec<crate::threading::BlockClaims>,
     /// Per region colour, how many of its regions the thread working from
-    /// the front owns; the regions in the order the stages that go region
-    /// by region in no pass take them, and their spans (see `stages`).
+    /// the front owns, and the regions in the order the stages that go
+    /// region by region in no pass take them (see `stages`).
     home_fronts: Vec<usize>,
     home_regions: Vec<u32>,
-    home_spans: Vec<graph::BodySpan>,
     start_poses: StartPoses,
     /// What the per-body arrays were last loaded for, while they still
     /// hold what a load would give (see [`Solver::load`]).

@@ -261,7 +261,6 @@ impl Solver {
             region_color_ends: &self.coloring.region_color_ends,
             home_regions: &self.home_regions,
             region_spans: &self.coloring.region_spans,
-            home_spans: &self.home_spans,
             kinematic_blocks: &self.kinematic_blocks,
             isa: self.isa,
             passes,
@@ -358,8 +357,8 @@ impl Solver {
     /// (preparing the batches, storing their impulses) take the front
     /// thread's regions, in the order of their places, then the back
     /// thread's, so that a thread prepares the batches it then solves.
-    /// Lists that order in `home_regions` and `home_spans`, and returns how
-    /// many regions the front thread owns.
+    /// Lists that order in `home_regions`, and returns how many regions
+    /// the front thread owns.
     fn plan_homes(&mut self) -> usize {
         let coloring = &self.coloring;
         let ends = &coloring.region_color_ends;
@@ -377,12 +376,6 @@ impl Solver {
                 .filter(|&&run| is_front(run) == front);
             self.home_regions.extend(owned);
         }
-        self.home_spans.clear();
-        let spans = self
-            .home_regions
-            .iter()
-            .map(|&run| coloring.region_spans[run as usize]);
-        self.home_spans.extend(spans);
         fronts.iter().sum()
     }
 }
@@ -456,6 +449,9 @@ impl<'a, const N: usize> SetPtr<'a, N> {
 enum BlockBodies<'a> {
     /// A region per block, of these spans.
     Regions(&'a [BodySpan]),
+    /// A region per block, listed by its index in run order (the first
+    /// slice), whose spans are the second.
+    Listed(&'a [u32], &'a [BodySpan]),
     /// The bodies of the block's range; with, per block, whether it holds
     /// a kinematic body.
     Range(Stage, &'a [bool]),
@@ -467,6 +463,7 @@ impl BlockBodies<'_> {
     fn span(&self, block: usize) -> BodySpan {
         match self {
             BlockBodies::Regions(spans) => spans[block],
+            BlockBodies::Listed(regions, spans) => spans[regions[block] as usize],
             // The per-body stages move a kinematic body, whose state the
             // regions read though it is in no region's span: so its block
             // may meet any region.
@@ -520,10 +517,8 @@ struct Executor<'a> {
     /// Per region in run order: the span of the dynamic bodies it moves.
     region_spans: &'a [BodySpan],
     /// The regions in the order the by-region stages take them (see
-    /// [`Solver::plan_homes`]), by their index in run order, and their
-    /// spans.
+    /// [`Solver::plan_homes`]), by their index in run order.
     home_regions: &'a [u32],
-    home_spans: &'a [BodySpan],
     /// Per block of an integration stage: whether it holds a kinematic
     /// body.
     kinematic_blocks: &'a [bool],
@@ -663,7 +658,8 @@ impl Executor<'_> {
         let stage = self.stages.get(index)?;
         match stage.work {
             Work::Prepare | Work::StoreImpulses => {
-                (stage.block_len == 1).then_some(BlockBodies::Regions(self.home_spans))
+                let homes = BlockBodies::Listed(self.home_regions, self.region_spans);
+                (stage.block_len == 1).then_some(homes)
             }
             Work::Constraints { region_color, .. } => {
                 let overflow = region_color + 1 == self.region_color_ends.len();
