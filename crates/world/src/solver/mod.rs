@@ -51,16 +51,35 @@ pub(crate) use start::{StartPose, StartPoses};
 /// integration stage.
 const BODY_BLOCK: usize = 512;
 
-/// Contacts per region of the constraint graph (see [`crate::graph`]): a
-/// region's bodies' states (some 1,500 in a pile, 48 KB) stay in a core's
-/// cache while its colours are solved, and a pile of 10,000 circles has
-/// enough regions to share among threads.
+/// Most contacts per region of the constraint graph (see
+/// [`crate::graph`]): a region's bodies' states (some 1,500 in a pile,
+/// 48 KB) stay in a core's cache while its colours are solved, and a pile
+/// of 10,000 circles has enough regions to share among threads.
 const REGION_CONTACTS: usize = 2048;
 /// Below this many contacts the constraints are coloured as one region:
 /// such a step runs its constraint passes on one thread (see `stages`),
 /// and its bodies' states fit in a core's cache anyway. Four regions or
 /// more give two threads enough to share.
 const MIN_REGIONED_CONTACTS: usize = 8192;
+
+/// How many contacts each region of a step's `count` holds: all of them
+/// below [`MIN_REGIONED_CONTACTS`], else an even number of regions of
+/// equal length, each of at most [`REGION_CONTACTS`], the last one shorter
+/// by less than the number of regions (the count stays even up to some
+/// four million contacts; beyond, it may be odd). Two threads each own
+/// half of every pass's regions (see `stages`), so an even count of equal
+/// ones gives them the same work: cut at 2,048 contacts each, the hopper's
+/// pile had eleven full regions and a twelfth that took a tenth as long to
+/// solve, and the thread owning six full ones kept the other waiting for
+/// one in every pass. The length depends on the contacts alone, never on
+/// the threads.
+fn region_len(count: usize) -> usize {
+    if count < MIN_REGIONED_CONTACTS {
+        return count.max(1);
+    }
+    let regions = count.div_ceil(REGION_CONTACTS).next_multiple_of(2);
+    count.div_ceil(regions)
+}
 
 /// A body's centre and inverse masses, as constraints are prepared: four
 /// `f32` in this order (the AVX2 path loads them as one quad).
@@ -442,11 +461,7 @@ impl Solver {
             let moves = dynamic[a as usize] || dynamic[b as usize];
             moves.then(|| ([end(a), end(b)], c.has_two_points()))
         };
-        let region_len = if count < MIN_REGIONED_CONTACTS {
-            count.max(1)
-        } else {
-            REGION_CONTACTS
-        };
+        let region_len = region_len(count);
         // One-point constraints are the first kind, two-point ones the
         // second.
         let lists = [&mut self.ones.sources, &mut self.twos.sources];
@@ -561,6 +576,27 @@ mod tests {
     use super::wide::WideConstraint;
     use super::*;
     use crate::scene::Scene;
+
+    proptest::proptest! {
+        /// A regioned step's contacts fall into an even number of regions
+        /// of at most `REGION_CONTACTS`, the last one shorter by less than
+        /// their number; a smaller step's into one.
+        #[test]
+        fn regions_are_even_and_equal(
+            count in proptest::prop_oneof![0..MIN_REGIONED_CONTACTS, MIN_REGIONED_CONTACTS..4_000_000]
+        ) {
+            let len = region_len(count);
+            let regions = count.div_ceil(len);
+            if count < MIN_REGIONED_CONTACTS {
+                proptest::prop_assert!(regions <= 1);
+            } else {
+                let last = count - (regions - 1) * len;
+                proptest::prop_assert!(len <= REGION_CONTACTS);
+                proptest::prop_assert_eq!(regions % 2, 0);
+                proptest::prop_assert!(len - last < regions, "{} regions of {}, last {}", regions, len, last);
+            }
+        }
+    }
 
     /// Checks that preparing eight constraints at once, on `f32x8` lanes and
     /// on the AVX2 path when the processor has it, gives, bit for bit, the
