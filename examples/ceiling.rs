@@ -13,6 +13,12 @@
 //! - stages of 12 blocks, about the size and the number of the hopper's
 //!   solver stages (some 50 a step of 1.7 ms on two threads).
 //!
+//! Then it times data handed from one core to another, which work that
+//! shares well on paper pays for: a buffer the size of the hopper's kept
+//! pairs (304 KB) is written and then read, by one thread, and by two
+//! taking turns, one writing and the other reading. A phase that reads
+//! what another core's phase wrote pays the difference.
+//!
 //! Last it spins on one thread and then on `--threads`, each reading the
 //! clock, and counts the pauses longer than 20 µs: moments in which the
 //! machine ran something else on that core. A thread that pauses inside a
@@ -26,7 +32,7 @@
 mod rounds;
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rounds::{median, spread};
@@ -41,6 +47,11 @@ const BLOCK_TIME: Duration = Duration::from_micros(4);
 const PAUSE: Duration = Duration::from_micros(20);
 /// How long each thread spins while pauses are counted.
 const PAUSE_WATCH: Duration = Duration::from_secs(2);
+/// Words of the buffer handed between threads: 304 KB, about the hopper's
+/// kept pairs (some 38,000 of 8 bytes).
+const HANDOFF_WORDS: usize = 38_912;
+/// Hand-offs timed per round.
+const HANDOFFS: usize = 2_000;
 
 struct Options {
     threads: usize,
@@ -115,6 +126,67 @@ fn run(threads: usize, stage_blocks: usize, steps: u32) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
+/// Writes every word of `buffer` (with `value`); returns the time taken.
+fn write_all(buffer: &[AtomicU64], value: u64) -> Duration {
+    let start = Instant::now();
+    for word in buffer {
+        word.store(value, Ordering::Relaxed);
+    }
+    start.elapsed()
+}
+
+/// Reads every word of `buffer`; returns the time taken.
+fn read_all(buffer: &[AtomicU64]) -> Duration {
+    let start = Instant::now();
+    let sum = buffer.iter().fold(0u64, |sum, word| {
+        sum.wrapping_add(word.load(Ordering::Relaxed))
+    });
+    black_box(sum);
+    start.elapsed()
+}
+
+/// [`HANDOFFS`] times, a buffer written and then read: by this thread
+/// alone (`across` false) or, taking turns, written by another thread and
+/// read by this one. Returns the average write and read, in µs.
+fn handoff(across: bool) -> (f64, f64) {
+    let buffer: Vec<AtomicU64> = (0..HANDOFF_WORDS).map(|_| AtomicU64::new(0)).collect();
+    let (mut written, mut read) = (Duration::ZERO, Duration::ZERO);
+    if across {
+        // Turn `2k + 1`: the writer has written round `k`; `2k + 2`: the
+        // reader has read it.
+        let turn = AtomicUsize::new(0);
+        let wait_for = |wanted: usize| {
+            while turn.load(Ordering::Acquire) != wanted {
+                std::hint::spin_loop();
+            }
+        };
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(|| {
+                let mut written = Duration::ZERO;
+                for k in 0..HANDOFFS {
+                    wait_for(2 * k);
+                    written += write_all(&buffer, k as u64);
+                    turn.store(2 * k + 1, Ordering::Release);
+                }
+                written
+            });
+            for k in 0..HANDOFFS {
+                wait_for(2 * k + 1);
+                read += read_all(&buffer);
+                turn.store(2 * k + 2, Ordering::Release);
+            }
+            written = writer.join().expect("the writer panicked");
+        });
+    } else {
+        for k in 0..HANDOFFS {
+            written += write_all(&buffer, k as u64);
+            read += read_all(&buffer);
+        }
+    }
+    let average = |total: Duration| total.as_secs_f64() * 1e6 / HANDOFFS as f64;
+    (average(written), average(read))
+}
+
 /// Spins on `threads` threads for [`PAUSE_WATCH`]; returns, per thread,
 /// how many pauses it saw and their total length.
 fn pauses(threads: usize) -> Vec<(usize, Duration)> {
@@ -173,6 +245,22 @@ fn main() {
             median(&one) / median(&many),
         );
     }
+    let (mut alone, mut across) = (Vec::new(), Vec::new());
+    for _ in 0..options.rounds {
+        alone.push(handoff(false));
+        across.push(handoff(true));
+    }
+    let medians = |rounds: &[(f64, f64)]| {
+        let (writes, reads): (Vec<f64>, Vec<f64>) = rounds.iter().copied().unzip();
+        (median(&writes), median(&reads))
+    };
+    let ((write_alone, read_alone), (write_across, read_across)) =
+        (medians(&alone), medians(&across));
+    println!(
+        "{:>20}: written then read by one thread {write_alone:.1} + {read_alone:.1} µs, \
+         by two taking turns {write_across:.1} + {read_across:.1} µs",
+        format!("{} KB", HANDOFF_WORDS * 8 / 1024),
+    );
     println!(
         "pauses over {} µs while spinning for {} s:",
         PAUSE.as_micros(),
