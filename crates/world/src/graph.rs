@@ -290,26 +290,24 @@ impl Coloring {
         let region_marks = &mut slots.marks[..table];
         self.color_regions_among_themselves(region_marks, slots.firsts, region_len);
         let lengths = self.group();
-        // Each region's items are listed where they go, region by region,
-        // the leader taking regions from the front and the helper from the
-        // back, so each mostly lists the part it coloured, whose keys are
-        // in its cache. By region rather than by part: the helper is often
-        // still moving its contacts (the errand of `Solver::step`) when the
-        // listing begins, and the leader then lists more than its half
-        // instead of waiting for the helper's.
+        // Each part lists the items of its regions where they go (whoever
+        // colours a part is likely to list it too, so its keys stay in
+        // that thread's cache).
         let [first, second] = lists;
         resize_to_overwrite(first, lengths[0] as usize, 0);
         resize_to_overwrite(second, lengths[1] as usize, 0);
         let targets = ListTargets([first.as_mut_ptr(), second.as_mut_ptr()]);
-        let list_region = |region: usize| {
-            // SAFETY: every item goes to a slot of its own (the key starts
-            // give each region and key a run of its own and the counts size
-            // them), within the lists' lengths.
-            unsafe { self.list_region(region, keys, region_len, ids, &targets) };
+        let list_part = |k: usize| {
+            for region in k * part_regions..((k + 1) * part_regions).min(regions) {
+                // SAFETY: every item goes to a slot of its own (the key
+                // starts give each region and key a run of its own and the
+                // counts size them), within the lists' lengths.
+                unsafe { self.list_region(region, keys, region_len, ids, &targets) };
+            }
         };
         match helper {
-            Some(board) => board.share(regions, &list_region),
-            None => (0..regions).for_each(list_region),
+            Some(board) => board.share(PARTS, &list_part),
+            None => (0..PARTS).for_each(list_part),
         }
     }
 
