@@ -33,6 +33,7 @@ mod contacts;
 mod error;
 mod graph;
 mod hash;
+mod mass;
 mod query;
 mod settings;
 mod sleep;

@@ -154,6 +154,56 @@ fn mass_and_inertia_come_from_the_shapes_densities() {
 }
 
 #[test]
+fn a_mass_beyond_f32_is_refused_and_the_body_left_as_it_was() {
+    let mut world = World::new(WorldSettings::default()).unwrap();
+    let density = |density| Material {
+        density,
+        ..Material::default()
+    };
+    let far = Circle::new(Vec2::new(1e20, 0.0), 0.5).unwrap();
+    // A subnormal density and a mass that overflows, as a body's first
+    // shape; a second disc so far off that the inertia about the centre of
+    // mass overflows.
+    for (first, shape, material) in [
+        (None, disc(0.5), density(1e-40)),
+        (None, Circle::new(Vec2::ZERO, 1e10).unwrap(), density(1e38)),
+        (Some(disc(0.5)), far, Material::default()),
+    ] {
+        let body = world.create_body(BodyDef::dynamic()).unwrap();
+        if let Some(first) = first {
+            world.add_shape(body, first, Material::default()).unwrap();
+        }
+        let state = |world: &World| {
+            let b = world.body(body).unwrap();
+            (b.mass(), b.inertia(), world.shape_count())
+        };
+        let before = state(&world);
+        let message = world
+            .add_shape(body, shape, material)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("material.density gives this dynamic body a "),
+            "{message}"
+        );
+        assert_eq!(state(&world), before);
+    }
+    // A tiny density is fine beside a shape that gives the body its mass.
+    let body = world.create_body(BodyDef::dynamic()).unwrap();
+    world
+        .add_shape(body, disc(0.5), Material::default())
+        .unwrap();
+    world.add_shape(body, disc(0.5), density(1e-40)).unwrap();
+    // The same shapes are fine on a static body, which the solver never
+    // moves (its inverse mass is zero whatever its mass).
+    let wall = world.create_body(BodyDef::fixed()).unwrap();
+    assert!(world.add_shape(wall, disc(0.5), density(1e-40)).is_ok());
+    // And the world steps without a NaN.
+    world.step();
+    assert!(world.body(body).unwrap().position().is_finite());
+}
+
+#[test]
 fn an_off_centre_shape_moves_the_centre_of_mass_and_the_body_spins_about_it() {
     let mut world = world_with_gravity(Vec2::ZERO);
     let body = world

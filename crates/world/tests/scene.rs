@@ -393,6 +393,39 @@ fn dynamic_bodies_need_mass() {
 }
 
 #[test]
+fn a_dynamic_body_whose_mass_leaves_f32_is_refused_with_its_path() {
+    // Finite, positive numbers whose mass or inertia is not: the solver
+    // would divide by them.
+    for (shapes, density, expected) in [
+        (
+            "Circle(radius: 1e-30)",
+            1.0,
+            "a mass too small to invert (0 kg)",
+        ),
+        ("Circle(radius: 0.5)", 1e-40, "a mass too small to invert"),
+        (
+            "Circle(radius: 1e10)",
+            1e38,
+            "a mass beyond f32's range (inf kg)",
+        ),
+        (
+            "Circle(radius: 1e15)",
+            1.0,
+            "a moment of inertia beyond f32's range",
+        ),
+    ] {
+        let body = format!("material: Material(density: {density:e}), shapes: [{shapes}]");
+        let message = error_of(&one_body(&body));
+        let path = "t.ron: bodies[0].material.density: gives this dynamic body ";
+        assert!(message.starts_with(path), "{message}");
+        assert!(message.contains(expected), "{message}");
+        // A static body of the same shape is fine: it has no inverse mass.
+        let text = one_body(&format!("kind: Static, {body}"));
+        assert!(Scene::from_str(&text, "t.ron").is_ok(), "{text}");
+    }
+}
+
+#[test]
 fn a_body_needs_a_shape() {
     assert_eq!(
         error_of(&one_body("shapes: []")),

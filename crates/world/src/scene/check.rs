@@ -9,6 +9,7 @@ use carom_shapes::{ShapeError, ShapeKind};
 use glam::Vec2;
 
 use super::spec::{BodySpec, GridSpec, Scene, ShapeSpec};
+use crate::mass::BodyMass;
 use crate::{BodyKind, Material, WorldError, WorldSettings};
 
 /// A failed check: where, and what is wrong.
@@ -101,7 +102,13 @@ fn check_has_mass(path: &str, body: &BodySpec) -> Result<(), Problem> {
             "a dynamic body needs mass, but the density is 0",
         ));
     }
-    Ok(())
+    // The shapes were built once already, by `check_body`.
+    let density = body.material.density;
+    let shapes = body.shapes.iter().filter_map(|s| s.build().ok());
+    let shapes: Vec<_> = shapes.map(|shape| (shape, density)).collect();
+    BodyMass::of(&shapes)
+        .check_dynamic()
+        .map_err(|e| Problem::from_world(path, e))
 }
 
 /// The shape's own message, led by the shape's name when it does not say

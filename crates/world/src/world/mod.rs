@@ -13,6 +13,7 @@ use crate::ccd::Continuous;
 use crate::collider::{shape_list, Collider, NO_SHAPE};
 use crate::contacts::ContactSet;
 use crate::error::{check_finite, WorldError};
+use crate::mass::BodyMass;
 use crate::settings::WorldSettings;
 use crate::sleep::Islands;
 use crate::solver::Solver;
@@ -142,6 +143,10 @@ impl World {
 
     /// Attaches a shape (in the body frame) to a body and updates the body's
     /// mass, centre of mass and inertia from the shapes' densities.
+    ///
+    /// A dynamic body whose mass or inertia would leave `f32`'s range with
+    /// this shape (infinite, or too small to invert) is refused, unchanged:
+    /// see [`WorldError::Invalid`] for `material.density`.
     pub fn add_shape(
         &mut self,
         body: BodyHandle,
@@ -150,8 +155,20 @@ impl World {
     ) -> Result<ShapeHandle, WorldError> {
         material.validate()?;
         let body_index = self.body_index(body)?;
-        self.wake_after_change(body_index);
         let shape = shape.into();
+        let first_shape = self.bodies[body_index].first_shape;
+        let shapes: Vec<(Shape, f32)> = shape_list(&self.colliders, first_shape)
+            .map(|c| {
+                let collider = &self.colliders[c as usize];
+                (collider.shape, collider.material.density)
+            })
+            .chain([(shape, material.density)])
+            .collect();
+        let mass = BodyMass::of(&shapes);
+        if self.bodies[body_index].kind == BodyKind::Dynamic {
+            mass.check_dynamic()?;
+        }
+        self.wake_after_change(body_index);
         self.stadiums += usize::from(matches!(shape, Shape::Stadium(_)));
         let collider_index = self.colliders.len() as u32;
         let handle = self.shape_slots.insert(collider_index);
@@ -168,7 +185,7 @@ impl World {
             last => self.colliders[last as usize].next_shape = collider_index,
         }
         owner.last_shape = collider_index;
-        self.update_mass(body_index);
+        self.set_mass(body_index, mass);
         self.static_version += 1;
         Ok(handle)
     }
@@ -395,33 +412,17 @@ impl World {
         self.awake_body_mut(body).map(|_| ())
     }
 
-    /// Recomputes a body's mass properties from its shapes.
-    ///
-    /// Mass and first moment add up; the inertia of each shape is moved from
-    /// its own centroid to the body's centre of mass by the parallel-axis
-    /// theorem, `I = Σ (I_i + m_i |c_i − c|²)`. A dynamic body whose shapes
-    /// have no area gets a mass of 1 kg and does not rotate.
-    fn update_mass(&mut self, body_index: usize) {
+    /// Gives a body the mass properties of its shapes, `mass`, and the
+    /// extents the step reads. A dynamic body whose shapes have no mass
+    /// (segments, or zero density) gets 1 kg and does not rotate.
+    fn set_mass(&mut self, body_index: usize, mass: BodyMass) {
         let body = &self.bodies[body_index];
-        let mut mass = 0.0;
-        let mut first_moment = Vec2::ZERO;
-        let mut parts = Vec::new();
-        for c in shape_list(&self.colliders, body.first_shape) {
-            let collider = &self.colliders[c as usize];
-            let props = collider.shape.mass_properties(collider.material.density);
-            mass += props.mass;
-            first_moment += props.mass * props.center;
-            parts.push(props);
-        }
-        let local_center = if mass > 0.0 {
-            first_moment / mass
-        } else {
-            Vec2::ZERO
-        };
-        let inertia: f32 = parts
-            .iter()
-            .map(|p| p.inertia + p.mass * (p.center - local_center).length_squared())
-            .sum();
+        let BodyMass {
+            mass,
+            local_center,
+            inertia,
+            ..
+        } = mass;
         let shapes: Vec<Shape> = shape_list(&self.colliders, body.first_shape)
             .map(|c| self.colliders[c as usize].shape)
             .collect();
