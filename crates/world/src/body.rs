@@ -3,11 +3,12 @@
 //! list of bodies a step works on.
 
 use carom_shapes::{Rot, Transform};
-use glam::Vec2;
+use glam::{DVec2, Vec2};
 use serde::{Deserialize, Serialize};
 
 use crate::collider::NO_SHAPE;
 use crate::error::{check_finite, check_non_negative, WorldError};
+use crate::settings::WorldSettings;
 
 slotmap::new_key_type! {
     /// Names a body of a [`crate::World`]. Handles are generational: once
@@ -311,6 +312,51 @@ impl Bodies {
     /// Whether anything changed since the last call, and forgets it.
     pub fn take_change(&mut self) -> bool {
         std::mem::replace(&mut self.changed, false)
+    }
+}
+
+/// The fastest a body may move and turn: the world's `max_linear_speed`
+/// and [`WorldSettings::max_angular_speed`]. The solver clamps to them at
+/// every substep; velocities given by hand are cut to them as they are
+/// given, so that no step starts with a body faster than that. (A body set
+/// going at 1e30 m/s would otherwise meet its neighbours at that speed in
+/// the first substep's contacts, before any clamp, and throw them all at
+/// the limit; and its squared speed would overflow `f32`.)
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SpeedLimits {
+    linear: f64,
+    angular: f64,
+}
+
+impl SpeedLimits {
+    pub fn of(settings: &WorldSettings) -> SpeedLimits {
+        SpeedLimits {
+            linear: f64::from(settings.max_linear_speed),
+            angular: f64::from(settings.max_angular_speed()),
+        }
+    }
+
+    /// `v` and `w`, worked out in `f64` by the caller so that nothing has
+    /// overflowed, cut to the limits: the direction of travel and the sense
+    /// of turning are kept. Velocities within the limits come back as they
+    /// were, bit for bit.
+    pub fn cut(&self, v: DVec2, w: f64) -> (Vec2, f32) {
+        let speed = v.length();
+        let v = if speed > self.linear {
+            v * (self.linear / speed)
+        } else {
+            v
+        };
+        (v.as_vec2(), w.clamp(-self.angular, self.angular) as f32)
+    }
+
+    /// Cuts a body's velocities to the limits (a static body has none).
+    pub fn apply(&self, body: &mut Body) {
+        if body.kind != BodyKind::Static {
+            let v = body.linear_velocity.as_dvec2();
+            (body.linear_velocity, body.angular_velocity) =
+                self.cut(v, f64::from(body.angular_velocity));
+        }
     }
 }
 

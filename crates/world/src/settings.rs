@@ -78,7 +78,19 @@ impl Default for WorldSettings {
     }
 }
 
+/// Most a body may turn in one substep, radians: the solver's clamp on
+/// spin, as `max_linear_speed` is on speed. A body turning faster is
+/// blowing up; the rotation series a substep turns bodies by is also only
+/// accurate up to about this angle.
+pub(crate) const MAX_TURN_PER_SUBSTEP: f32 = 0.25 * std::f32::consts::PI;
+
 impl WorldSettings {
+    /// The angular speed clamp, rad/s: [`MAX_TURN_PER_SUBSTEP`] per
+    /// substep (188 rad/s at the default 1/60 s and 4 substeps).
+    pub fn max_angular_speed(&self) -> f32 {
+        MAX_TURN_PER_SUBSTEP * self.substeps as f32 / self.dt
+    }
+
     /// Checks every field; the world refuses settings that would make it
     /// produce NaN or hang.
     pub fn validate(&self) -> Result<(), WorldError> {

@@ -129,6 +129,26 @@ fn invalid_settings_and_definitions_are_refused_with_the_field_named() {
     assert!(message.contains("restitution"), "{message}");
     assert!(world.advance(-1.0).is_err());
     assert!(world.advance(f32::INFINITY).is_err());
+
+    // A gravity scale and a gravity each finite, whose product is not:
+    // refused as the body is made, or as the settings change.
+    let heavy = BodyDef::dynamic().gravity_scale(1e38);
+    let message = world.create_body(heavy).err().unwrap().to_string();
+    assert!(
+        message.starts_with("gravity_scale 1e38 times the world's gravity"),
+        "{message}"
+    );
+    let light = world
+        .create_body(BodyDef::dynamic().gravity_scale(1e30))
+        .unwrap();
+    let strong = WorldSettings {
+        gravity: Vec2::new(0.0, -1e9),
+        ..*world.settings()
+    };
+    assert!(world.set_settings(strong).is_err());
+    assert_eq!(world.settings().gravity, Vec2::new(0.0, -10.0));
+    world.remove_body(light).unwrap();
+    assert!(world.set_settings(strong).is_ok());
 }
 
 #[test]
@@ -318,6 +338,91 @@ fn impulses_change_velocity_by_impulse_over_mass() {
     // Off-centre: torque r × J = (0, 0.5) × (3, 0) = −1.5.
     let i = b.inertia();
     assert!((b.angular_velocity() + 1.5 / i).abs() < 1e-4);
+}
+
+/// A row of resting balls on a floor, with `ball` 3 m to their left.
+fn ball_beside_a_row(def: BodyDef) -> (World, BodyHandle) {
+    let mut world = world_with_gravity(Vec2::new(0.0, -10.0));
+    add_floor(&mut world, 50.0);
+    let ball = add_body(
+        &mut world,
+        def.position(-3.0, 0.5),
+        disc(0.5),
+        Material::default(),
+    );
+    for i in 0..5 {
+        add_ball(&mut world, i as f32, 0.5, 0.5, Material::default());
+    }
+    (world, ball)
+}
+
+#[test]
+fn velocities_past_the_limits_are_cut_to_them_as_they_are_given() {
+    let settings = WorldSettings::default();
+    let (v_max, w_max) = (settings.max_linear_speed, settings.max_angular_speed());
+    // Up to where |v|² overflows f32 (from some 1.8e19 m/s), every way a
+    // velocity is given.
+    for speed in [1e3, 1e19, 1e30, 3e38] {
+        let toward = Vec2::new(3.0, -4.0) / 5.0;
+        let v = speed * toward;
+        let mut given = Vec::new();
+        let def = BodyDef::dynamic()
+            .velocity(v.x, v.y)
+            .angular_velocity(-speed);
+        given.push(ball_beside_a_row(def));
+        let (mut world, ball) = ball_beside_a_row(BodyDef::dynamic());
+        world.set_linear_velocity(ball, v).unwrap();
+        world.set_angular_velocity(ball, -speed).unwrap();
+        given.push((world, ball));
+        // An impulse whose velocity change overflows f32, at an arm that
+        // spins the ball clockwise.
+        let (mut world, ball) = ball_beside_a_row(BodyDef::dynamic());
+        world
+            .apply_impulse(ball, speed * toward, Vec2::new(-3.0, 1.0))
+            .unwrap();
+        given.push((world, ball));
+        for (world, ball) in &given {
+            let b = world.body(*ball).unwrap();
+            let (v, w) = (b.linear_velocity(), b.angular_velocity());
+            assert!((v.length() - v_max).abs() < 1e-3 * v_max, "{speed}: {v}");
+            assert!((v.normalize() - toward).length() < 1e-5, "{speed}: {v}");
+            assert_eq!(w, -w_max, "{speed}");
+        }
+        // So the ball moves as one given its cut velocities to begin with:
+        // the same bits, step after step, and nothing thrown past the
+        // limits.
+        let (mut by_def, ball) = given.swap_remove(0);
+        let cut = by_def.body(ball).unwrap().linear_velocity();
+        let def = BodyDef::dynamic()
+            .velocity(cut.x, cut.y)
+            .angular_velocity(-w_max);
+        let (mut at_limit, _) = ball_beside_a_row(def);
+        for _ in 0..30 {
+            at_limit.step();
+            by_def.step();
+            assert_eq!(by_def.state_hash(), at_limit.state_hash(), "{speed}");
+            for b in by_def.bodies() {
+                assert!(b.linear_velocity().length() <= v_max * 1.0001);
+                assert!(b.position().is_finite());
+            }
+        }
+    }
+}
+
+#[test]
+fn lower_speed_limits_cut_the_velocities_already_given() {
+    let (mut world, ball) = ball_beside_a_row(BodyDef::dynamic().velocity(30.0, 40.0));
+    world.set_angular_velocity(ball, 100.0).unwrap();
+    let settings = WorldSettings {
+        max_linear_speed: 10.0,
+        substeps: 1,
+        ..*world.settings()
+    };
+    world.set_settings(settings).unwrap();
+    let b = world.body(ball).unwrap();
+    assert!((b.linear_velocity() - Vec2::new(6.0, 8.0)).length() < 1e-5);
+    // π/4 a substep at one substep of 1/60 s: 15π rad/s.
+    assert!((b.angular_velocity() - 15.0 * std::f32::consts::PI).abs() < 1e-4);
 }
 
 #[test]

@@ -23,10 +23,13 @@ use std::arch::x86_64::*;
 // Not `use`d by name: its methods would clash with `Lane`'s.
 use carom_narrowphase::lanes as narrow;
 pub(crate) use carom_narrowphase::lanes::{align_stack_frame, Avx8};
+use glam::Vec2;
 use wide::f32x8;
 
 use super::batch::PrepareView;
-use super::integrate::{integrate_position, integrate_velocity, BodyMotion, MotionLimits};
+use super::integrate::{
+    cut_to_speed, integrate_position, integrate_velocity, BodyMotion, MotionLimits,
+};
 use super::lanes::{Lane, PairL, StateL, V2};
 use super::wide::{PointLanes, PrepareLanes, WideBounce, WideConstraint, WideLane, LANES};
 use super::StatesPtr;
@@ -385,8 +388,15 @@ pub(crate) unsafe fn integrate_positions(
                 // (rarely): the lanes that are not keep their velocity.
                 if any_greater(speed_sq, limit_sq) {
                     let scale = max_speed / narrow::Lanes::sqrt(speed_sq);
-                    vx = if_greater(speed_sq, limit_sq, vx * scale, vx);
-                    vy = if_greater(speed_sq, limit_sq, vy * scale, vy);
+                    let (mut cut_x, mut cut_y) = (vx * scale, vy * scale);
+                    if any_greater(speed_sq, Avx8::splat(f32::MAX)) {
+                        // A squared speed that overflowed: lane by lane, as
+                        // the scalar path does it.
+                        let limit = limits.max_linear_speed;
+                        [cut_x, cut_y] = cut_lanes_to_speed([vx, vy], speed_sq, limit);
+                    }
+                    vx = if_greater(speed_sq, limit_sq, cut_x, vx);
+                    vy = if_greater(speed_sq, limit_sq, cut_y, vy);
                 }
                 let turn_size = narrow::Lanes::abs(h8 * w);
                 w = if_greater(turn_size, max_rotation, signum(w) * max_rotation / h8, w);
@@ -407,6 +417,17 @@ pub(crate) unsafe fn integrate_positions(
             }
         },
     );
+}
+
+/// [`cut_to_speed`] in each lane (where the speed is above the limit: the
+/// caller keeps the others' velocities).
+#[inline(never)]
+fn cut_lanes_to_speed(v: [Avx8; 2], speed_sq: Avx8, max: f32) -> [Avx8; 2] {
+    let [x, y] = v.map(narrow::Lanes::to_array);
+    let speed_sq = narrow::Lanes::to_array(speed_sq);
+    let cut: [Vec2; 8] =
+        std::array::from_fn(|i| cut_to_speed(Vec2::new(x[i], y[i]), speed_sq[i], max));
+    [cut.map(|v| v.x), cut.map(|v| v.y)].map(narrow::Lanes::from_array)
 }
 
 /// `integrate::small_rotation` on lanes, operation for operation.
@@ -476,6 +497,7 @@ mod tests {
     use glam::Vec2;
 
     use super::*;
+    use crate::settings::MAX_TURN_PER_SUBSTEP;
     use crate::solver::integrate::BodyState;
 
     /// States and motions of 21 bodies (two full batches and a tail): fast,
@@ -490,7 +512,12 @@ mod tests {
         let mut states = Vec::new();
         let mut motions = Vec::new();
         for i in 0..21 {
-            let speed = if i % 3 == 0 { 500.0 } else { 5.0 };
+            // Some so fast that their squared speed overflows f32.
+            let speed = match i % 3 {
+                0 if i % 2 == 0 => 1e30,
+                0 => 500.0,
+                _ => 5.0,
+            };
             let spin = if i % 4 == 0 { 900.0 } else { 3.0 };
             let turned = 2.0 * next();
             states.push(BodyState {
@@ -519,7 +546,7 @@ mod tests {
         let (states, motions) = bodies();
         let limits = MotionLimits {
             max_linear_speed: 100.0,
-            max_rotation: 0.25 * std::f32::consts::PI,
+            max_rotation: MAX_TURN_PER_SUBSTEP,
         };
         let h = 1.0 / 240.0;
         let mut scalar = states.clone();

@@ -93,7 +93,7 @@ pub(crate) struct MotionLimits {
 pub(crate) fn integrate_position(state: &mut BodyState, limits: &MotionLimits, h: f32) {
     let speed_sq = state.v.length_squared();
     if speed_sq > limits.max_linear_speed * limits.max_linear_speed {
-        state.v *= limits.max_linear_speed / speed_sq.sqrt();
+        state.v = cut_to_speed(state.v, speed_sq, limits.max_linear_speed);
     }
     if (h * state.w).abs() > limits.max_rotation {
         state.w = state.w.signum() * limits.max_rotation / h;
@@ -102,6 +102,20 @@ pub(crate) fn integrate_position(state: &mut BodyState, limits: &MotionLimits, h
     let turn = h * state.w;
     state.dq = small_rotation(turn).mul(state.dq);
     state.da += turn;
+}
+
+/// `v` (of squared length `speed_sq`) cut to length `max`, its direction
+/// kept. `|v|²` overflows `f32` from about 1.8·10¹⁹ m/s, which a velocity
+/// set by hand can reach; such a `v` is first divided by its larger
+/// component, after which its length lies in [1, √2].
+#[inline]
+pub(crate) fn cut_to_speed(v: Vec2, speed_sq: f32, max: f32) -> Vec2 {
+    if speed_sq.is_finite() {
+        v * (max / speed_sq.sqrt())
+    } else {
+        let shrunk = v / v.abs().max_element();
+        shrunk * (max / shrunk.length())
+    }
 }
 
 /// The rotation by a small angle `θ` without trigonometry: the Taylor
@@ -124,6 +138,35 @@ pub(crate) fn small_rotation(theta: f32) -> Rot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn speeds_past_the_limit_are_cut_to_it_along_their_direction() {
+        // Up to 3·10³⁸ m/s, where |v|² is infinite in f32.
+        for v in [
+            Vec2::new(300.0, -400.0),
+            Vec2::new(1e19, 1e19),
+            Vec2::new(-3e38, 1e30),
+            Vec2::new(0.0, f32::MAX),
+        ] {
+            let state = &mut BodyState {
+                v,
+                ..BodyState::AT_REST
+            };
+            let limits = MotionLimits {
+                max_linear_speed: 400.0,
+                max_rotation: 1.0,
+            };
+            integrate_position(state, &limits, 0.01);
+            let (got, want) = (state.v, 400.0 * v.normalize_or_zero());
+            let direction = v / v.abs().max_element();
+            assert!((got.length() - 400.0).abs() < 1e-3, "{v} → {got}");
+            assert!(got.perp_dot(direction).abs() < 1e-3 && got.dot(direction) > 0.0);
+            if v.length_squared().is_finite() {
+                assert!((got - want).length() < 1e-3, "{v} → {got}");
+            }
+            assert_eq!(state.dp, 0.01 * got);
+        }
+    }
 
     #[test]
     fn small_rotation_matches_sin_cos() {

@@ -38,7 +38,7 @@ use crate::body::{Body, BodyKind};
 use crate::buffer::{resize_to_overwrite, Room, SharedScratch};
 use crate::contacts::{Contact, ContactEnds, ContactSet};
 use crate::graph::{self, BodyMark, Coloring, ColoringSlots};
-use crate::settings::WorldSettings;
+use crate::settings::{WorldSettings, MAX_TURN_PER_SUBSTEP};
 use crate::sleep::{Readiness, SleepTimer};
 use crate::threading::{with_helper, HelperBoard, Threading};
 use batch::{BatchSlots, ConstraintSet};
@@ -261,7 +261,7 @@ impl Solver {
         let slots = BatchSlots::lend(scratch, self.ones.batch_count(), self.twos.batch_count());
         let limits = MotionLimits {
             max_linear_speed: settings.max_linear_speed,
-            max_rotation: 0.25 * std::f32::consts::PI,
+            max_rotation: MAX_TURN_PER_SUBSTEP,
         };
         let solve = Solve {
             ctx,

@@ -6,7 +6,9 @@ use carom_shapes::{Rot, Shape, Transform};
 use glam::Vec2;
 use slotmap::{SlotMap, SparseSecondaryMap};
 
-use crate::body::{Bodies, Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
+use crate::body::{
+    Bodies, Body, BodyDef, BodyHandle, BodyKind, Material, ShapeHandle, SpeedLimits,
+};
 use crate::broadphase::BroadPhase;
 use crate::buffer::{reserve_filled_soon, SharedScratch};
 use crate::ccd::Continuous;
@@ -106,12 +108,20 @@ impl World {
         &self.settings
     }
 
-    /// Replaces the settings (validated first).
+    /// Replaces the settings (validated first). Velocities above new,
+    /// lower speed limits are cut to them.
     pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), WorldError> {
         settings.validate()?;
+        for body in self.bodies.iter() {
+            check_scaled_gravity(settings.gravity, body.gravity_scale)?;
+        }
         // Sleeping bodies would not feel new gravity, so they wake.
         if !settings.sleep || settings.gravity != self.settings.gravity {
             self.islands.wake_all(&mut self.bodies);
+        }
+        let limits = SpeedLimits::of(&settings);
+        for body in self.bodies.iter_mut() {
+            limits.apply(body);
         }
         self.settings = settings;
         Ok(())
@@ -129,12 +139,16 @@ impl World {
         self.shape_slots.reserve(shapes);
     }
 
-    /// Adds a body with no shapes yet.
+    /// Adds a body with no shapes yet. Its velocities are cut to the
+    /// world's speed limits (see [`World::set_linear_velocity`]).
     pub fn create_body(&mut self, def: BodyDef) -> Result<BodyHandle, WorldError> {
         def.validate()?;
+        check_scaled_gravity(self.settings.gravity, def.gravity_scale)?;
         let index = next_body_index(self.bodies.len())?;
         let handle = self.body_slots.insert(index);
-        self.bodies.push(Body::new(handle, &def));
+        let mut body = Body::new(handle, &def);
+        SpeedLimits::of(&self.settings).apply(&mut body);
+        self.bodies.push(body);
         if let Some(name) = def.name {
             self.names.insert(handle, name);
         }
@@ -271,24 +285,27 @@ impl World {
         (0..self.colliders.len()).map(move |index| ShapeRef { world: self, index })
     }
 
-    /// Sets a body's linear velocity (of its centre of mass). Ignored for static bodies.
+    /// Sets a body's linear velocity (of its centre of mass), cut to the
+    /// world's `max_linear_speed` along its direction. Ignored for static
+    /// bodies.
     pub fn set_linear_velocity(&mut self, body: BodyHandle, v: Vec2) -> Result<(), WorldError> {
         check_finite("velocity.x", v.x)?;
         check_finite("velocity.y", v.y)?;
+        let limits = SpeedLimits::of(&self.settings);
         let b = self.awake_body_mut(body)?;
-        if b.kind != BodyKind::Static {
-            b.linear_velocity = v;
-        }
+        b.linear_velocity = v;
+        limits.apply(b);
         Ok(())
     }
 
-    /// Sets a body's angular velocity. Ignored for static bodies.
+    /// Sets a body's angular velocity, cut to the world's
+    /// [`WorldSettings::max_angular_speed`]. Ignored for static bodies.
     pub fn set_angular_velocity(&mut self, body: BodyHandle, w: f32) -> Result<(), WorldError> {
         check_finite("angular_velocity", w)?;
+        let limits = SpeedLimits::of(&self.settings);
         let b = self.awake_body_mut(body)?;
-        if b.kind != BodyKind::Static {
-            b.angular_velocity = w;
-        }
+        b.angular_velocity = w;
+        limits.apply(b);
         Ok(())
     }
 
@@ -316,7 +333,9 @@ impl World {
     }
 
     /// Applies an impulse (N·s) at a world point: changes the velocity at
-    /// once. Only dynamic bodies respond.
+    /// once, `Δv = J/m` and `Δω = (p − c) × J / I`, worked out in `f64` and
+    /// cut to the world's speed limits, so that no impulse, however large,
+    /// makes a velocity infinite. Only dynamic bodies respond.
     pub fn apply_impulse(
         &mut self,
         body: BodyHandle,
@@ -327,10 +346,15 @@ impl World {
         check_finite("impulse.y", impulse.y)?;
         check_finite("point.x", point.x)?;
         check_finite("point.y", point.y)?;
+        let limits = SpeedLimits::of(&self.settings);
         let b = self.awake_body_mut(body)?;
         if b.is_dynamic() {
-            b.linear_velocity += b.inv_mass * impulse;
-            b.angular_velocity += b.inv_inertia * (point - b.center).perp_dot(impulse);
+            let impulse = impulse.as_dvec2();
+            let arm = point.as_dvec2() - b.center.as_dvec2();
+            let v = b.linear_velocity.as_dvec2() + f64::from(b.inv_mass) * impulse;
+            let w =
+                f64::from(b.angular_velocity) + f64::from(b.inv_inertia) * arm.perp_dot(impulse);
+            (b.linear_velocity, b.angular_velocity) = limits.cut(v, w);
         }
         Ok(())
     }
@@ -453,6 +477,19 @@ impl World {
         }
         body.inertia = inertia;
         body.inv_inertia = if inertia > 0.0 { 1.0 / inertia } else { 0.0 };
+    }
+}
+
+/// Checks that a body's own gravity, `scale · gravity`, is finite: both are
+/// checked alone, but their product can still overflow `f32`.
+fn check_scaled_gravity(gravity: Vec2, scale: f32) -> Result<(), WorldError> {
+    if (scale * gravity).is_finite() {
+        Ok(())
+    } else {
+        Err(WorldError::invalid(
+            "gravity_scale",
+            format!("{scale:e} times the world's gravity {gravity} overflows f32"),
+        ))
     }
 }
 
