@@ -6,6 +6,7 @@ use carom_narrowphase::PlacedShape;
 use carom_shapes::Shape;
 
 use crate::body::{Body, Material, ShapeHandle};
+use crate::error::WorldError;
 
 /// A shape attached to a body, as the world stores it.
 #[derive(Debug, Clone)]
@@ -19,6 +20,33 @@ pub(crate) struct Collider {
     /// Dense index of the body's next shape, in the order they were added,
     /// or [`NO_SHAPE`].
     pub next_shape: u32,
+}
+
+/// How far, m, any point of a shape may lie from its body's origin along
+/// either axis. The
+/// solver works with the arms from a body's centre of mass to its contact
+/// points, and their squares overflow `f32` from about 1.8e19 m; well
+/// before that `f32` no longer resolves a shape's size (at 1e15 m its
+/// spacing is 0.125 km).
+pub const MAX_SHAPE_REACH: f32 = 1e15;
+
+/// Checks that `shape`, in its body's frame, lies within
+/// [`MAX_SHAPE_REACH`] of the origin along each axis; the error names the
+/// field `shape`.
+pub(crate) fn check_reach(shape: &Shape) -> Result<(), WorldError> {
+    let aabb = shape.aabb();
+    let reach = aabb.min.abs().max(aabb.max.abs()).max_element();
+    if reach <= MAX_SHAPE_REACH {
+        Ok(())
+    } else {
+        Err(WorldError::invalid(
+            "shape",
+            format!(
+                "reaches {reach:e} m from its body's origin, beyond the {MAX_SHAPE_REACH:e} m \
+                 a shape may lie from it"
+            ),
+        ))
+    }
 }
 
 /// The end of a body's list of shapes.

@@ -49,6 +49,7 @@ pub mod scene;
 pub use body::{BodyDef, BodyHandle, BodyKind, Material, ShapeHandle};
 pub use carom_narrowphase as narrowphase;
 pub use carom_shapes as shapes;
+pub use collider::MAX_SHAPE_REACH;
 pub use error::WorldError;
 pub use query::RayCastHit;
 pub use settings::WorldSettings;

@@ -9,7 +9,7 @@
 //! they are refused where a body gets its shapes rather than found later.
 
 use carom_shapes::Shape;
-use glam::Vec2;
+use glam::{DVec2, Vec2};
 
 use crate::error::WorldError;
 
@@ -32,33 +32,36 @@ impl BodyMass {
     /// Sums the shapes, each with its density in kg/m². Mass and first
     /// moment add up; each shape's inertia moves from its own centroid `c_i`
     /// to the body's centre of mass `c` by the parallel-axis theorem,
-    /// `I = Σ (I_i + m_i |c_i − c|²)`.
+    /// `I = Σ (I_i + m_i |c_i − c|²)`. The sums are taken in `f64`, so that
+    /// a first moment beyond `f32` (a shape 1e38 m out) still gives the
+    /// centre, which stays finite; only the totals are rounded to `f32`.
     pub fn of(shapes: &[(Shape, f32)]) -> BodyMass {
-        let mut mass = 0.0;
-        let mut first_moment = Vec2::ZERO;
-        let mut massive = false;
-        for &(shape, density) in shapes {
-            let part = shape.mass_properties(density);
-            mass += part.mass;
-            first_moment += part.mass * part.center;
-            massive |= density > 0.0 && !matches!(shape, Shape::Segment(_));
-        }
+        let parts = || {
+            shapes.iter().map(|&(shape, density)| {
+                let part = shape.mass_properties(density);
+                let center = part.center.as_dvec2();
+                (f64::from(part.mass), center, f64::from(part.inertia))
+            })
+        };
+        let mass: f64 = parts().map(|(mass, _, _)| mass).sum();
+        let first_moment: DVec2 = parts().map(|(mass, center, _)| mass * center).sum();
         let local_center = if mass > 0.0 {
             first_moment / mass
         } else {
-            Vec2::ZERO
+            DVec2::ZERO
         };
-        let inertia = shapes
-            .iter()
-            .map(|&(shape, density)| {
-                let part = shape.mass_properties(density);
-                part.inertia + part.mass * (part.center - local_center).length_squared()
+        let inertia: f64 = parts()
+            .map(|(mass, center, inertia)| {
+                inertia + mass * (center - local_center).length_squared()
             })
             .sum();
+        let massive = shapes
+            .iter()
+            .any(|&(shape, density)| density > 0.0 && !matches!(shape, Shape::Segment(_)));
         BodyMass {
-            mass,
-            local_center,
-            inertia,
+            mass: mass as f32,
+            local_center: local_center.as_vec2(),
+            inertia: inertia as f32,
             massive,
         }
     }
@@ -169,6 +172,15 @@ mod tests {
             let (what, how) = expected.split_once(' ').unwrap();
             assert!(message.contains(what) && message.contains(how), "{message}");
         }
+    }
+
+    #[test]
+    fn a_shape_far_out_keeps_the_centre_finite() {
+        // m·c overflows f32 for the far disc; its centre does not. Of a
+        // unit disc at 3e38 and one at 1e38, the centre lies halfway.
+        let body = BodyMass::of(&[(disc(3e38, 1.0), 1.0), (disc(1e38, 1.0), 1.0)]);
+        assert_eq!(body.local_center, Vec2::new(2e38, 0.0));
+        assert!(!body.inertia.is_finite() && body.check_dynamic().is_err());
     }
 
     #[test]

@@ -180,18 +180,18 @@ fn a_mass_beyond_f32_is_refused_and_the_body_left_as_it_was() {
         density,
         ..Material::default()
     };
-    let far = Circle::new(Vec2::new(1e20, 0.0), 0.5).unwrap();
+    let far = Circle::new(Vec2::new(1e15, 0.0), 0.5).unwrap();
     // A subnormal density and a mass that overflows, as a body's first
-    // shape; a second disc so far off that the inertia about the centre of
-    // mass overflows.
+    // shape; two dense discs far enough apart that the inertia about their
+    // centre of mass overflows.
     for (first, shape, material) in [
         (None, disc(0.5), density(1e-40)),
         (None, Circle::new(Vec2::ZERO, 1e10).unwrap(), density(1e38)),
-        (Some(disc(0.5)), far, Material::default()),
+        (Some(disc(0.5)), far, density(1e10)),
     ] {
         let body = world.create_body(BodyDef::dynamic()).unwrap();
         if let Some(first) = first {
-            world.add_shape(body, first, Material::default()).unwrap();
+            world.add_shape(body, first, density(1e10)).unwrap();
         }
         let state = |world: &World| {
             let b = world.body(body).unwrap();
@@ -207,6 +207,19 @@ fn a_mass_beyond_f32_is_refused_and_the_body_left_as_it_was() {
             "{message}"
         );
         assert_eq!(state(&world), before);
+    }
+    // A shape farther from its body's origin than MAX_SHAPE_REACH, on a
+    // body of any kind.
+    let beyond = Circle::new(Vec2::new(0.0, -2.0 * carom::MAX_SHAPE_REACH), 1.0).unwrap();
+    for def in [BodyDef::dynamic(), BodyDef::fixed()] {
+        let body = world.create_body(def).unwrap();
+        let message = world
+            .add_shape(body, beyond, Material::default())
+            .unwrap_err();
+        assert!(
+            message.to_string().starts_with("shape reaches 2e15 m"),
+            "{message}"
+        );
     }
     // A tiny density is fine beside a shape that gives the body its mass.
     let body = world.create_body(BodyDef::dynamic()).unwrap();

@@ -393,6 +393,26 @@ fn dynamic_bodies_need_mass() {
 }
 
 #[test]
+fn a_shape_too_far_from_its_body_is_refused_with_its_path() {
+    // Static, so that no mass rule applies: the arms from a body's centre
+    // to its contacts are what overflow.
+    let far = "kind: Static, shapes: [Segment(a: (-1.0, 0.0), b: (1.0, 0.0)), \
+               Circle(center: (3e38, 0.0), radius: 1.0)]";
+    let message = error_of(&one_body(far));
+    assert_eq!(
+        message,
+        "t.ron: bodies[0].shapes[1]: circle reaches 3e38 m from its body's origin, \
+         beyond the 1e15 m a shape may lie from it"
+    );
+    // At the limit it is fine, and so is a body far out with its shapes
+    // close by.
+    let text = one_body("kind: Static, shapes: [Circle(center: (0.0, -9.9e14), radius: 1e13)]");
+    assert!(Scene::from_str(&text, "t.ron").is_ok(), "{text}");
+    let text = one_body("position: (3e38, -3e38), shapes: [Circle(radius: 1.0)]");
+    assert!(Scene::from_str(&text, "t.ron").is_ok(), "{text}");
+}
+
+#[test]
 fn a_dynamic_body_whose_mass_leaves_f32_is_refused_with_its_path() {
     // Finite, positive numbers whose mass or inertia is not: the solver
     // would divide by them.

@@ -9,6 +9,7 @@ use carom_shapes::{ShapeError, ShapeKind};
 use glam::Vec2;
 
 use super::spec::{BodySpec, GridSpec, Scene, ShapeSpec};
+use crate::collider::check_reach;
 use crate::mass::BodyMass;
 use crate::{BodyKind, Material, WorldError, WorldSettings};
 
@@ -73,8 +74,15 @@ fn check_body(path: &str, body: &BodySpec) -> Result<(), Problem> {
         .validate()
         .map_err(|e| Problem::from_world(path, e))?;
     for (index, shape) in body.shapes.iter().enumerate() {
-        shape.build().map_err(|e| {
-            Problem::new(format!("{path}.shapes[{index}]"), shape_message(shape, e))
+        let place = || format!("{path}.shapes[{index}]");
+        let built = shape
+            .build()
+            .map_err(|e| Problem::new(place(), shape_message(shape, e)))?;
+        check_reach(&built).map_err(|e| match e {
+            WorldError::Invalid { message, .. } => {
+                Problem::new(place(), format!("{} {message}", shape_name(shape.kind())))
+            }
+            other => Problem::new(place(), other.to_string()),
         })?;
     }
     Material::from(body.material)

@@ -12,7 +12,7 @@ use crate::body::{
 use crate::broadphase::BroadPhase;
 use crate::buffer::{reserve_filled_soon, SharedScratch};
 use crate::ccd::Continuous;
-use crate::collider::{shape_list, Collider, NO_SHAPE};
+use crate::collider::{check_reach, shape_list, Collider, NO_SHAPE};
 use crate::contacts::ContactSet;
 use crate::error::{check_finite, WorldError};
 use crate::mass::BodyMass;
@@ -158,9 +158,11 @@ impl World {
     /// Attaches a shape (in the body frame) to a body and updates the body's
     /// mass, centre of mass and inertia from the shapes' densities.
     ///
-    /// A dynamic body whose mass or inertia would leave `f32`'s range with
-    /// this shape (infinite, or too small to invert) is refused, unchanged:
-    /// see [`WorldError::Invalid`] for `material.density`.
+    /// A shape reaching farther than [`MAX_SHAPE_REACH`](crate::MAX_SHAPE_REACH)
+    /// from the body's origin is refused (`shape`), and so is a shape with
+    /// which a dynamic body's mass or inertia would leave `f32`'s range
+    /// (infinite, or too small to invert; `material.density`): the body is
+    /// left as it was.
     pub fn add_shape(
         &mut self,
         body: BodyHandle,
@@ -170,6 +172,7 @@ impl World {
         material.validate()?;
         let body_index = self.body_index(body)?;
         let shape = shape.into();
+        check_reach(&shape)?;
         let first_shape = self.bodies[body_index].first_shape;
         let shapes: Vec<(Shape, f32)> = shape_list(&self.colliders, first_shape)
             .map(|c| {
