@@ -387,13 +387,39 @@ fn bad_views_and_sizes_are_refused() {
         view: Some(Aabb::new(Vec2::ZERO, Vec2::new(f32::INFINITY, 1.0))),
         ..RenderOptions::default()
     };
+    // Finite corners 6e38 apart: a side beyond f32.
+    let too_wide = RenderOptions {
+        view: Some(Aabb::new(Vec2::splat(-3e38), Vec2::splat(3e38))),
+        ..RenderOptions::default()
+    };
     let no_pixels = RenderOptions {
         width: 0,
         ..RenderOptions::default()
     };
-    for options in [backwards, not_finite, no_pixels] {
+    // Shapes too far apart for a fitted view.
+    let mut spread = World::new(WorldSettings::default()).unwrap();
+    for x in [-3e38, 3e38] {
+        let body = spread
+            .create_body(BodyDef::fixed().position(x, 0.0))
+            .unwrap();
+        let disc = Circle::new(Vec2::ZERO, 1.0).unwrap();
+        spread.add_shape(body, disc, Material::default()).unwrap();
+    }
+    let message = render_pixmap(&spread, &RenderOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with("the shapes span (-3e38, -1e0)..(3e38, 1e0)"),
+        "{message}"
+    );
+    for options in [backwards, not_finite, too_wide, no_pixels] {
         let error = render_pixmap(&world, &options).unwrap_err();
         assert!(error.is_bad_input(), "{error}");
+        let message = error.to_string();
+        assert!(
+            message.contains("view") || message.contains("width"),
+            "{message}"
+        );
         assert!(render_svg(&world, &options).is_err());
     }
 }

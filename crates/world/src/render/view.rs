@@ -72,9 +72,16 @@ impl View {
     /// wide and `height` tall, or as tall as the content's aspect ratio asks
     /// when `height` is `None`.
     pub fn fit(world: &World, width: u32, height: Option<u32>) -> Result<View, RenderError> {
-        let rect = content_bounds(world);
-        let margin = FIT_MARGIN * (rect.max - rect.min).max_element();
-        let rect = rect.expanded(margin);
+        let content = content_bounds(world);
+        let margin = FIT_MARGIN * (content.max - content.min).max_element();
+        let rect = content.expanded(margin);
+        if !(rect.max - rect.min).is_finite() {
+            return Err(RenderError::BadView(format!(
+                "the shapes span ({:e}, {:e})..({:e}, {:e}), too far for one picture: \
+                 give a view of a part of them",
+                content.min.x, content.min.y, content.max.x, content.max.y
+            )));
+        }
         match height {
             Some(height) => View::new(rect, width, height),
             None => View::with_width(rect, width),
@@ -149,12 +156,15 @@ fn content_bounds(world: &World) -> Aabb {
 }
 
 fn check_rect(rect: Aabb) -> Result<(), RenderError> {
-    let finite = rect.min.is_finite() && rect.max.is_finite();
-    if finite && rect.min.x < rect.max.x && rect.min.y < rect.max.y {
+    // Finite corners can still be farther apart than f32 holds.
+    let size = rect.max - rect.min;
+    let finite = rect.min.is_finite() && rect.max.is_finite() && size.is_finite();
+    if finite && size.x > 0.0 && size.y > 0.0 {
         return Ok(());
     }
     Err(RenderError::BadView(format!(
-        "the view needs finite corners with x0 < x1 and y0 < y1, got ({}, {})..({}, {})",
+        "the view needs finite corners with x0 < x1 and y0 < y1, and sides within \
+         f32's range, got ({}, {})..({}, {})",
         rect.min.x, rect.min.y, rect.max.x, rect.max.y
     )))
 }
