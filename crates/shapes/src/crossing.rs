@@ -5,15 +5,27 @@ use glam::Vec2;
 
 use crate::{Ray, RayHit};
 
-/// The ray's unit direction and its length, or `None` for a ray too short to
-/// have a direction (zero translation, or one whose length underflows).
+/// The ray's unit direction and its length, or `None` for a ray with no
+/// direction (zero translation) or no finite length.
+///
+/// `|d|²` overflows `f32` from `|d| ≈ 1.8e19`, a length a program may well
+/// give a ray it means to be endless, and underflows below `1e-19`; such a
+/// translation is measured in units of its larger component instead, `|d| =
+/// m |d / m|`, where `|d / m|` lies in [1, √2].
 pub(crate) fn ray_direction(ray: &Ray) -> Option<(Vec2, f32)> {
-    let length = ray.translation.length();
+    let d = ray.translation;
+    let length = d.length();
     if length > 0.0 && length.is_finite() {
-        Some((ray.translation / length, length))
-    } else {
-        None
+        return Some((d / length, length));
     }
+    let larger = d.abs().max_element();
+    if !(larger > 0.0 && larger.is_finite()) {
+        return None;
+    }
+    let scaled = d / larger;
+    let scaled_length = scaled.length();
+    let length = larger * scaled_length;
+    length.is_finite().then(|| (scaled / scaled_length, length))
 }
 
 /// Whether a fraction lies on the ray, `0 ≤ t ≤ 1`. NaN is rejected.
@@ -28,15 +40,24 @@ pub(crate) fn on_ray(t: f32) -> bool {
 /// and with `d` gives `t = (p − o) × e / (d × e)` and
 /// `s = (p − o) × d / (d × e)`. A ray parallel to the segment (`d × e = 0`),
 /// including one running along it, does not cross it.
+///
+/// When `d × e` overflows `f32` (a ray meant to be endless, some 1e30 m
+/// long), the crossing is found for `d / m` instead, `m` the larger
+/// component of `d`: `s` is the same, and `t` is `m` times smaller.
 pub(crate) fn segment_crossing(ray: &Ray, p: Vec2, q: Vec2) -> Option<f32> {
-    let d = ray.translation;
     let e = q - p;
+    let m = if ray.translation.perp_dot(e).is_finite() {
+        1.0
+    } else {
+        ray.translation.abs().max_element()
+    };
+    let d = ray.translation / m;
     let denom = d.perp_dot(e);
     if denom == 0.0 {
         return None;
     }
     let to_p = p - ray.origin;
-    let t = to_p.perp_dot(e) / denom;
+    let t = to_p.perp_dot(e) / denom / m;
     let s = to_p.perp_dot(d) / denom;
     (on_ray(t) && on_ray(s)).then_some(t)
 }
@@ -160,10 +181,13 @@ mod tests {
             circle_crossings(&ray((0.0, 0.0), (0.0, 0.0)), Vec2::ZERO, 2.0),
             None
         );
-        assert_eq!(
-            circle_crossings(&ray((0.0, 0.0), (1e-30, 0.0)), Vec2::ZERO, 2.0),
-            None
-        );
+        // A ray 1e-30 m long still has a direction: its line crosses the
+        // circle 2 m either side, ±2e30 of its lengths, though the ray
+        // itself enters nothing.
+        let tiny = ray((0.0, 0.0), (1e-30, 0.0));
+        let (t1, t2) = circle_crossings(&tiny, Vec2::ZERO, 2.0).unwrap();
+        assert!((t1 / -2e30 - 1.0).abs() < 1e-6 && (t2 / 2e30 - 1.0).abs() < 1e-6);
+        assert_eq!(disc_entry(&tiny, Vec2::ZERO, 2.0), None);
     }
 
     #[test]
@@ -208,6 +232,29 @@ mod tests {
             Some(edge_hit(&r, 0.5, -Vec2::X)),
         ];
         assert_eq!(earliest(&r, hits).map(|h| h.normal), Some(-Vec2::X));
+    }
+
+    #[test]
+    fn rays_whose_squared_length_leaves_f32_still_hit() {
+        // 1e30 and 1e-30 m long: |d|² overflows or underflows.
+        for scale in [1e30, 1e-30] {
+            let (u, length) = ray_direction(&ray((0.0, 0.0), (3.0 * scale, -4.0 * scale))).unwrap();
+            assert!((u - Vec2::new(0.6, -0.8)).length() < 1e-6, "{u}");
+            assert!((length / (5.0 * scale) - 1.0).abs() < 1e-6, "{length}");
+        }
+        // A disc 10 m ahead of a ray 1e30 m long is entered at 9e-30.
+        let t = disc_entry(&ray((-10.0, 0.0), (1e30, 0.0)), Vec2::ZERO, 1.0).unwrap();
+        assert!((t / 9e-30 - 1.0).abs() < 1e-6, "{t}");
+        // A wall 10 m long 5 m ahead of a ray 3e38 m long: d × e overflows.
+        let t = segment_crossing(
+            &ray((0.0, 5.0), (0.0, -3e38)),
+            Vec2::new(-5.0, 0.0),
+            Vec2::new(5.0, 0.0),
+        );
+        assert!((t.unwrap() / (5.0 / 3e38) - 1.0).abs() < 1e-6, "{t:?}");
+        // No direction, or no finite length.
+        assert_eq!(ray_direction(&ray((0.0, 0.0), (0.0, 0.0))), None);
+        assert_eq!(ray_direction(&ray((0.0, 0.0), (3e38, 3e38))), None);
     }
 
     #[test]

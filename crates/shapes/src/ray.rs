@@ -8,7 +8,9 @@ use crate::Transform;
 /// Ray casts in carom report the first point where the ray enters a shape
 /// with `0 ≤ fraction ≤ 1`. A ray whose origin is inside a solid shape, or
 /// on its boundary, does not hit that shape; a ray with zero translation hits
-/// nothing.
+/// nothing. Any finite translation works, however long or short: a ray meant
+/// to be endless can be given one 1e30 m long, its hits then at fractions
+/// around 1e-30.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ray {
     /// Where the ray starts.

@@ -469,7 +469,19 @@ fn a_ray_finds_the_nearest_shape_and_a_point_finds_what_covers_it() {
     };
     assert!(world.cast_ray(&short).is_none());
 
-    // Remove the near ball: the far one is hit; beyond it, the wall.
+    // A ray meant to be endless, 1e30 m long (its squared length is
+    // beyond f32), hits the same point at a fraction 1e29 times smaller.
+    let endless = Ray {
+        origin: Vec2::ZERO,
+        translation: Vec2::new(1e30, 0.0),
+    };
+    let hit = world.cast_ray(&endless).unwrap();
+    assert_eq!(hit.shape, near_shape);
+    assert!((hit.hit.fraction / 1.5e-30 - 1.0).abs() < 1e-5);
+    assert!((hit.hit.point - Vec2::new(1.5, 0.0)).length() < 1e-4);
+
+    // Remove the near ball: the far one is hit; beyond it, the wall, by the
+    // endless ray too.
     world.remove_body(near).unwrap();
     let far_shape = world.body(far).unwrap().shapes().next().unwrap();
     assert_eq!(world.cast_ray(&ray).unwrap().shape, far_shape);
@@ -478,6 +490,9 @@ fn a_ray_finds_the_nearest_shape_and_a_point_finds_what_covers_it() {
     let hit = world.cast_ray(&ray).unwrap();
     assert_eq!(hit.shape, wall_shape);
     assert!((hit.hit.fraction - 0.8).abs() < 1e-5);
+    let hit = world.cast_ray(&endless).unwrap();
+    assert_eq!(hit.shape, wall_shape);
+    assert!((hit.hit.point - Vec2::new(8.0, 0.0)).length() < 1e-4);
 
     let ball = add_ball(&mut world, -3.0, 1.0, 0.5, Material::default());
     let ball_shape = world.body(ball).unwrap().shapes().next().unwrap();
