@@ -23,11 +23,10 @@ pub(crate) struct Collider {
 }
 
 /// How far, m, any point of a shape may lie from its body's origin along
-/// either axis. The
-/// solver works with the arms from a body's centre of mass to its contact
-/// points, and their squares overflow `f32` from about 1.8e19 m; well
-/// before that `f32` no longer resolves a shape's size (at 1e15 m its
-/// spacing is 0.125 km).
+/// either axis. The solver works with the arms from a body's centre of mass
+/// to its contact points, and their squares overflow `f32` from about
+/// 1.8e19 m; well before that `f32` no longer resolves a shape's size (at
+/// 1e15 m its spacing is 0.125 km).
 pub const MAX_SHAPE_REACH: f32 = 1e15;
 
 /// Checks that `shape`, in its body's frame, lies within

@@ -33,8 +33,8 @@ impl BodyMass {
     /// moment add up; each shape's inertia moves from its own centroid `c_i`
     /// to the body's centre of mass `c` by the parallel-axis theorem,
     /// `I = Σ (I_i + m_i |c_i − c|²)`. The sums are taken in `f64`, so that
-    /// a first moment beyond `f32` (a shape 1e38 m out) still gives the
-    /// centre, which stays finite; only the totals are rounded to `f32`.
+    /// a first moment beyond `f32` (1e30 kg at 1e15 m) still gives the
+    /// centre, which is finite; only the totals are rounded to `f32`.
     pub fn of(shapes: &[(Shape, f32)]) -> BodyMass {
         let parts = || {
             shapes.iter().map(|&(shape, density)| {
@@ -77,16 +77,23 @@ impl BodyMass {
             return Ok(());
         }
         let field = "material.density";
-        for (what, value, unit) in [
-            ("mass", self.mass, "kg"),
-            ("moment of inertia", self.inertia, "kg·m²"),
+        // What sets each: the density and the shapes' sizes, and for the
+        // inertia also how far apart the shapes lie.
+        for (what, value, unit, scale) in [
+            ("mass", self.mass, "kg", "the shapes' size"),
+            (
+                "moment of inertia",
+                self.inertia,
+                "kg·m²",
+                "the shapes' size and spread",
+            ),
         ] {
             if !value.is_finite() {
                 return Err(WorldError::invalid(
                     field,
                     format!(
                         "gives this dynamic body a {what} beyond f32's range \
-                         ({value} {unit}): lower the density or the shapes' size"
+                         ({value} {unit}): lower the density or {scale}"
                     ),
                 ));
             }
@@ -95,7 +102,7 @@ impl BodyMass {
                     field,
                     format!(
                         "gives this dynamic body a {what} too small to invert \
-                         ({} {unit}): raise the density or the shapes' size",
+                         ({} {unit}): raise the density or {scale}",
                         shown(value)
                     ),
                 ));

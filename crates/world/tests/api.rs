@@ -423,6 +423,22 @@ fn velocities_past_the_limits_are_cut_to_them_as_they_are_given() {
 }
 
 #[test]
+fn a_static_body_takes_no_velocity() {
+    let mut world = world_with_gravity(Vec2::ZERO);
+    let floor = add_floor(&mut world, 5.0);
+    world
+        .set_linear_velocity(floor, Vec2::new(1.0, 2.0))
+        .unwrap();
+    world.set_angular_velocity(floor, 3.0).unwrap();
+    world.apply_impulse(floor, Vec2::X, Vec2::Y).unwrap();
+    let b = world.body(floor).unwrap();
+    assert_eq!(
+        (b.linear_velocity(), b.angular_velocity()),
+        (Vec2::ZERO, 0.0)
+    );
+}
+
+#[test]
 fn lower_speed_limits_cut_the_velocities_already_given() {
     let (mut world, ball) = ball_beside_a_row(BodyDef::dynamic().velocity(30.0, 40.0));
     world.set_angular_velocity(ball, 100.0).unwrap();

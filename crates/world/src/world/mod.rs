@@ -296,8 +296,10 @@ impl World {
         check_finite("velocity.y", v.y)?;
         let limits = SpeedLimits::of(&self.settings);
         let b = self.awake_body_mut(body)?;
-        b.linear_velocity = v;
-        limits.apply(b);
+        if b.kind != BodyKind::Static {
+            b.linear_velocity = v;
+            limits.apply(b);
+        }
         Ok(())
     }
 
@@ -307,8 +309,10 @@ impl World {
         check_finite("angular_velocity", w)?;
         let limits = SpeedLimits::of(&self.settings);
         let b = self.awake_body_mut(body)?;
-        b.angular_velocity = w;
-        limits.apply(b);
+        if b.kind != BodyKind::Static {
+            b.angular_velocity = w;
+            limits.apply(b);
+        }
         Ok(())
     }
 
