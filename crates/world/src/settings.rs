@@ -85,8 +85,9 @@ impl Default for WorldSettings {
 pub(crate) const MAX_TURN_PER_SUBSTEP: f32 = 0.25 * std::f32::consts::PI;
 
 impl WorldSettings {
-    /// The angular speed clamp, rad/s: [`MAX_TURN_PER_SUBSTEP`] per
-    /// substep (188 rad/s at the default 1/60 s and 4 substeps).
+    /// The angular speed clamp, rad/s: a turn of π/4 per substep, the most
+    /// the solver lets a body turn in one (188 rad/s at the default 1/60 s
+    /// and 4 substeps).
     pub fn max_angular_speed(&self) -> f32 {
         MAX_TURN_PER_SUBSTEP * self.substeps as f32 / self.dt
     }
