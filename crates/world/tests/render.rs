@@ -277,15 +277,19 @@ fn touching_discs() -> World {
         ..WorldSettings::default()
     };
     let mut world = World::new(settings).unwrap();
-    for x in [-0.45, 0.45] {
-        let body = world
-            .create_body(BodyDef::dynamic().position(x, 0.0))
-            .unwrap();
-        let disc = Circle::new(Vec2::ZERO, 0.5).unwrap();
-        world.add_shape(body, disc, Material::default()).unwrap();
-    }
+    add_discs(&mut world, BodyDef::dynamic(), [-0.45, 0.45], 0.5);
     world.step();
     world
+}
+
+/// Adds a disc of `radius` on a body made from `def` at each of `xs` on the
+/// x axis.
+fn add_discs(world: &mut World, def: BodyDef, xs: [f32; 2], radius: f32) {
+    for x in xs {
+        let body = world.create_body(def.clone().position(x, 0.0)).unwrap();
+        let disc = Circle::new(Vec2::ZERO, radius).unwrap();
+        world.add_shape(body, disc, Material::default()).unwrap();
+    }
 }
 
 #[test]
@@ -398,13 +402,7 @@ fn bad_views_and_sizes_are_refused() {
     };
     // Shapes too far apart for a fitted view.
     let mut spread = World::new(WorldSettings::default()).unwrap();
-    for x in [-3e38, 3e38] {
-        let body = spread
-            .create_body(BodyDef::fixed().position(x, 0.0))
-            .unwrap();
-        let disc = Circle::new(Vec2::ZERO, 1.0).unwrap();
-        spread.add_shape(body, disc, Material::default()).unwrap();
-    }
+    add_discs(&mut spread, BodyDef::fixed(), [-3e38, 3e38], 1.0);
     let message = render_pixmap(&spread, &RenderOptions::default())
         .unwrap_err()
         .to_string();
