@@ -3,6 +3,7 @@
 
 use glam::Vec2;
 
+use crate::collider::MAX_SHAPE_REACH;
 use crate::error::{check_finite, check_non_negative, WorldError};
 
 /// How a world steps. Every field has a documented default
@@ -30,7 +31,8 @@ pub struct WorldSettings {
     /// Approach speed, m/s, below which restitution is ignored. Default 1.
     pub restitution_threshold: f32,
     /// Pairs closer than this, m, get speculative contact points so that a
-    /// body stops exactly at contact within the step. Default 0.02.
+    /// body stops exactly at contact within the step. Default 0.02; at most
+    /// [`MAX_SHAPE_REACH`](crate::MAX_SHAPE_REACH).
     pub speculative_distance: f32,
     /// Linear speed clamp, m/s, a guard against blow-ups. Default 400.
     pub max_linear_speed: f32,
@@ -115,6 +117,17 @@ impl WorldSettings {
         check_positive("contact_push_speed", self.contact_push_speed)?;
         check_non_negative("restitution_threshold", self.restitution_threshold)?;
         check_non_negative("speculative_distance", self.speculative_distance)?;
+        // Half of it widens every box; beyond the reach of any shape it
+        // means nothing, and near f32::MAX the boxes overflow.
+        if self.speculative_distance > MAX_SHAPE_REACH {
+            return Err(WorldError::invalid(
+                "speculative_distance",
+                format!(
+                    "must be at most {MAX_SHAPE_REACH:e} m, the farthest a shape may reach, got {:e}",
+                    self.speculative_distance
+                ),
+            ));
+        }
         check_positive("max_linear_speed", self.max_linear_speed)?;
         check_non_negative("time_to_sleep", self.time_to_sleep)?;
         check_non_negative("sleep_linear_speed", self.sleep_linear_speed)?;

@@ -110,6 +110,17 @@ fn invalid_settings_and_definitions_are_refused_with_the_field_named() {
         ..WorldSettings::default()
     };
     assert!(World::new(bad_substeps).is_err());
+    // A speculative gap wider than any shape may reach (it widens every
+    // box by half its size).
+    let wide_gap = WorldSettings {
+        speculative_distance: 1e38,
+        ..WorldSettings::default()
+    };
+    let message = World::new(wide_gap).err().unwrap().to_string();
+    assert!(
+        message.starts_with("speculative_distance must be at most 1e15 m"),
+        "{message}"
+    );
 
     let mut world = World::new(WorldSettings::default()).unwrap();
     let nan_position = BodyDef::dynamic().position(f32::NAN, 0.0);
