@@ -20,7 +20,8 @@ use crate::ContactManifold;
 /// `margin` are left out.
 ///
 /// Two segments never collide (walls do not touch walls): that pair always
-/// gives an empty manifold.
+/// gives an empty manifold, and so do shapes farther apart than `f32` can
+/// measure (a point near +3e38 and one near −3e38).
 pub fn collide(
     a: &Shape,
     xf_a: &Transform,
@@ -28,6 +29,9 @@ pub fn collide(
     xf_b: &Transform,
     margin: f32,
 ) -> ContactManifold {
+    if too_far_to_measure(a, xf_a, b, xf_b) {
+        return ContactManifold::EMPTY;
+    }
     if let (Some(a), Some(b)) = (PlacedShape::new(a, xf_a), PlacedShape::new(b, xf_b)) {
         return collide_placed(&a, &b, margin);
     }
@@ -45,6 +49,15 @@ pub fn collide(
             ContactManifold::EMPTY
         }
     }
+}
+
+/// Whether a difference between some point of `a` and some point of `b`
+/// overflows `f32` (their boxes span more than `f32::MAX`, as shapes placed
+/// near +3e38 and −3e38 do). Every routine works with such differences, so
+/// the pair is taken as far apart, which it is, rather than measured.
+fn too_far_to_measure(a: &Shape, xf_a: &Transform, b: &Shape, xf_b: &Transform) -> bool {
+    let (box_a, box_b) = (a.aabb_at(xf_a), b.aabb_at(xf_b));
+    !((box_b.max - box_a.min).is_finite() && (box_a.max - box_b.min).is_finite())
 }
 
 #[cfg(test)]
@@ -83,6 +96,32 @@ mod tests {
                 assert_eq!(ab, ba.swapped(), "{:?} vs {:?}", a.kind(), b.kind());
             }
         }
+    }
+
+    #[test]
+    fn shapes_too_far_apart_to_measure_touch_nowhere() {
+        // Placed at ±3e38, every difference of their points overflows; each
+        // pair had come out overlapping, with NaN points, before.
+        let (left, right) = (
+            Transform::new(Vec2::new(-3e38, 0.0), 0.3),
+            Transform::new(Vec2::new(3e38, 0.5), -1.1),
+        );
+        for a in shapes() {
+            for b in shapes() {
+                for margin in [0.0, 0.02, 1e30] {
+                    assert!(collide(&a, &left, &b, &right, margin).is_empty());
+                    assert!(collide(&a, &right, &b, &left, margin).is_empty());
+                }
+            }
+        }
+        // 1e20 apart, they are measured: far, and touching only within a
+        // margin that reaches.
+        let near = Transform::new(Vec2::new(1e20, 0.0), 0.0);
+        let [ball, ..] = shapes();
+        assert!(collide(&ball, &Transform::IDENTITY, &ball, &near, 0.02).is_empty());
+        let m = collide(&ball, &Transform::IDENTITY, &ball, &near, 1e30);
+        assert_eq!(m.normal, Vec2::X);
+        assert!((m.points()[0].separation / 1e20 - 1.0).abs() < 1e-6);
     }
 
     #[test]

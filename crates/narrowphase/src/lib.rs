@@ -65,8 +65,12 @@
 //!
 //! # Degenerate input
 //!
-//! No routine panics or returns NaN for valid shapes and finite transforms.
-//! Where the geometry has no preferred direction, a fixed rule decides:
+//! No routine panics or returns NaN for valid shapes and finite transforms
+//! whose points lie less than `f32::MAX` apart (within about ±1.7e38 of each
+//! other, so that every difference is finite; the world pairs only shapes
+//! whose boxes overlap). [`collide()`] takes a pair farther apart than that
+//! as touching nowhere. Where the geometry has no preferred direction, a
+//! fixed rule decides:
 //!
 //! * a circle centred exactly on a segment or stadium core (ends included)
 //!   is pushed along the core's left normal `perp(b − a) / |b − a|`;

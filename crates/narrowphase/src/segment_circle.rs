@@ -61,7 +61,7 @@ impl SegmentCircleOffset {
 ///
 /// `a == b` is allowed and makes the segment a point, which is how
 /// circle–circle contact reuses this routine. The result never holds NaN for
-/// finite input.
+/// finite input whose points lie less than `f32::MAX` apart.
 pub fn segment_circle_offset(a: Vec2, b: Vec2, center: Vec2, radius: f32) -> SegmentCircleOffset {
     let foot = closest_point_on_segment(a, b, center);
     let (normal, distance) = if foot.t > 0.0 && foot.t < 1.0 {
