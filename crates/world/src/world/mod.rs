@@ -32,6 +32,9 @@ pub use view::{BodyRef, ContactView, ShapeRef};
 /// Bodies and shapes are named by generational handles ([`BodyHandle`],
 /// [`ShapeHandle`]); a handle whose body or shape was removed is reported as
 /// [`WorldError::StaleBody`] / [`WorldError::StaleShape`], never reused.
+/// A handle carries no mark of the world that made it: another world
+/// refuses it only when it has nothing in the same slot, so keep each
+/// handle with its own world.
 /// Inside a step the world works on dense arrays in creation order (a body's
 /// *index*), which is also the order of every output.
 pub struct World {
