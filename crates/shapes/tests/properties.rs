@@ -148,6 +148,44 @@ proptest! {
     }
 
     #[test]
+    fn a_ray_stretched_past_f32s_squares_keeps_its_hit(
+        shape in any_shape(),
+        from in unit_square(),
+        to in unit_square(),
+        reach in 0.5f32..2.0,
+        power in 64i32..120,
+    ) {
+        // Stretched by 2^power (its squared length then beyond f32, as an
+        // endless ray's is), a ray hits the same point at a fraction
+        // 2^power times smaller: the scaling is exact, so only rounding
+        // inside the cast differs.
+        let ray = ray_near(&shape, from, to, reach);
+        let length = ray.translation.length();
+        prop_assume!(length > 1e-3);
+        let stretch = 2f32.powi(power);
+        let long = Ray { origin: ray.origin, translation: stretch * ray.translation };
+        prop_assume!(long.translation.is_finite());
+        let (short_hit, long_hit) = (shape.ray_cast(&ray), shape.ray_cast(&long));
+        match (short_hit, long_hit) {
+            (Some(a), Some(b)) => {
+                prop_assert!(a.point.distance(b.point) < 1e-3, "{:?} vs {:?}", a, b);
+                prop_assert!((a.fraction - b.fraction * stretch).abs() * length < 1e-3);
+                prop_assert!(a.normal.distance(b.normal) < 1e-3);
+            }
+            (None, None) => {}
+            // A graze can go either way; it lies on the boundary.
+            (Some(hit), None) | (None, Some(hit)) => {
+                prop_assert!(shape.signed_distance(hit.point).abs() < 1e-3);
+                prop_assert!(
+                    hit.normal.dot(ray.translation).abs() < 1e-2 * length
+                        || hit.fraction * length < 1e-3,
+                    "{:?}", hit
+                );
+            }
+        }
+    }
+
+    #[test]
     fn transformed_shapes_agree_with_transformed_queries(
         shape in any_shape(),
         xf in transform(),
