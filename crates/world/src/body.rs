@@ -431,3 +431,65 @@ impl Body {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A finite `f32` of any size and sign, subnormals and zero included.
+    fn any_finite() -> impl Strategy<Value = f32> {
+        (any::<bool>(), -149i32..128, 1.0f32..2.0, any::<bool>()).prop_map(
+            |(negative, power, mantissa, zero)| {
+                let magnitude = if zero {
+                    0.0
+                } else {
+                    (mantissa * 2f32.powi(power.min(127))).min(f32::MAX)
+                };
+                if negative {
+                    -magnitude
+                } else {
+                    magnitude
+                }
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn cut_velocities_keep_their_way_and_stay_within_the_limits(
+            vx in any_finite(),
+            vy in any_finite(),
+            w in any_finite(),
+            linear in 1e-3f32..1e6,
+            substeps in 1u32..=64,
+        ) {
+            let settings = WorldSettings {
+                max_linear_speed: linear,
+                substeps,
+                ..WorldSettings::default()
+            };
+            let limits = SpeedLimits::of(&settings);
+            let v = Vec2::new(vx, vy);
+            let (cut, cut_w) = limits.cut(v.as_dvec2(), f64::from(w));
+            prop_assert!(cut.is_finite() && cut_w.is_finite());
+            let max_w = settings.max_angular_speed();
+            prop_assert!(cut_w.abs() <= max_w && cut_w * w >= 0.0);
+            let speed = v.as_dvec2().length();
+            if speed <= f64::from(linear) {
+                // Within the limit: the same bits.
+                prop_assert_eq!(cut.to_array().map(f32::to_bits), v.to_array().map(f32::to_bits));
+            } else {
+                // Cut to the limit along the same direction.
+                let cut_speed = cut.as_dvec2().length();
+                prop_assert!((cut_speed / f64::from(linear) - 1.0).abs() < 1e-6);
+                let way = v.as_dvec2() / speed;
+                prop_assert!((cut.as_dvec2() / cut_speed - way).length() < 1e-6);
+            }
+            if w.abs() <= max_w {
+                prop_assert_eq!(cut_w.to_bits(), w.to_bits());
+            }
+        }
+    }
+}
