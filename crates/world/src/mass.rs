@@ -124,8 +124,40 @@ fn shown(value: f32) -> String {
 #[cfg(test)]
 mod tests {
     use carom_shapes::{Circle, Segment, Stadium};
+    use proptest::prelude::*;
 
     use super::*;
+
+    proptest! {
+        #[test]
+        fn what_the_check_passes_the_solver_can_invert(
+            radius_power in -40i32..20,
+            density_power in -45i32..39,
+            x_power in -10i32..16,
+            two in any::<bool>(),
+        ) {
+            // Discs and densities across f32's range, one disc or two
+            // apart: whatever passes has a finite mass and inertia with
+            // finite inverses.
+            let (radius, density) = (10f32.powi(radius_power), 10f32.powi(density_power));
+            prop_assume!(radius > 0.0 && density > 0.0 && radius.is_finite() && density.is_finite());
+            let Ok(circle) = Circle::new(Vec2::ZERO, radius) else { return Ok(()) };
+            let mut shapes = vec![(Shape::from(circle), density)];
+            if two {
+                let far = Circle::new(Vec2::new(10f32.powi(x_power), 0.0), radius).unwrap();
+                shapes.push((far.into(), density));
+            }
+            let body = BodyMass::of(&shapes);
+            if body.check_dynamic().is_ok() {
+                for value in [body.mass, body.inertia] {
+                    prop_assert!(value.is_finite() && (1.0 / value).is_finite(), "{:?}", body);
+                }
+            } else {
+                let bad = |v: f32| !v.is_finite() || v < f32::MIN_POSITIVE;
+                prop_assert!(bad(body.mass) || bad(body.inertia), "{:?}", body);
+            }
+        }
+    }
 
     fn disc(x: f32, radius: f32) -> Shape {
         Circle::new(Vec2::new(x, 0.0), radius).unwrap().into()
