@@ -445,7 +445,7 @@ mod tests {
                 let magnitude = if zero {
                     0.0
                 } else {
-                    (mantissa * 2f32.powi(power.min(127))).min(f32::MAX)
+                    (mantissa * 2f32.powi(power)).min(f32::MAX)
                 };
                 if negative {
                     -magnitude
