@@ -32,6 +32,19 @@ pub fn collide(
     if too_far_to_measure(a, xf_a, b, xf_b) {
         return ContactManifold::EMPTY;
     }
+    collide_near(a, xf_a, b, xf_b, margin)
+}
+
+/// [`collide()`] for shapes known to lie less than `f32::MAX` apart, as a
+/// broadphase's pairs of overlapping boxes do: the same manifold without
+/// first working out both shapes' boxes to check that.
+pub fn collide_near(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    margin: f32,
+) -> ContactManifold {
     if let (Some(a), Some(b)) = (PlacedShape::new(a, xf_a), PlacedShape::new(b, xf_b)) {
         return collide_placed(&a, &b, margin);
     }

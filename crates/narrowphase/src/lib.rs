@@ -130,7 +130,7 @@ mod vector;
 pub use batch::ManifoldBatch;
 pub use carom_shapes as shapes;
 pub use circle::{collide_circle_circle, collide_segment_circle, collide_stadium_circle};
-pub use collide::collide;
+pub use collide::{collide, collide_near};
 pub use distance::{shape_distance, ShapeDistance};
 pub use manifold::{ContactManifold, FeatureId, ManifoldPoint};
 pub use placed::{collide_placed, PlacedShape};

@@ -4,7 +4,9 @@
 
 use std::mem::MaybeUninit;
 
-use carom_narrowphase::{collide, collide_placed, ContactManifold, ManifoldBatch, PlacedShape};
+use carom_narrowphase::{
+    collide_near, collide_placed, ContactManifold, ManifoldBatch, PlacedShape,
+};
 
 use crate::body::{Body, Material};
 use crate::broadphase::Pair;
@@ -255,7 +257,7 @@ impl ContactInputs<'_> {
         );
         let xf_a = &self.bodies[ca.body as usize].transform;
         let xf_b = &self.bodies[cb.body as usize].transform;
-        collide(&ca.shape, xf_a, &cb.shape, xf_b, reach)
+        collide_near(&ca.shape, xf_a, &cb.shape, xf_b, reach)
     }
 
     /// The contact of one pair from its manifold (see
