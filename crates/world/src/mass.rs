@@ -36,22 +36,24 @@ impl BodyMass {
     /// a first moment beyond `f32` (1e30 kg at 1e15 m) still gives the
     /// centre, which is finite; only the totals are rounded to `f32`.
     pub fn of(shapes: &[(Shape, f32)]) -> BodyMass {
-        let parts = || {
-            shapes.iter().map(|&(shape, density)| {
+        let parts: Vec<_> = shapes
+            .iter()
+            .map(|&(shape, density)| {
                 let part = shape.mass_properties(density);
                 let center = part.center.as_dvec2();
                 (f64::from(part.mass), center, f64::from(part.inertia))
             })
-        };
-        let mass: f64 = parts().map(|(mass, _, _)| mass).sum();
-        let first_moment: DVec2 = parts().map(|(mass, center, _)| mass * center).sum();
+            .collect();
+        let mass: f64 = parts.iter().map(|&(mass, _, _)| mass).sum();
+        let first_moment: DVec2 = parts.iter().map(|&(mass, center, _)| mass * center).sum();
         let local_center = if mass > 0.0 {
             first_moment / mass
         } else {
             DVec2::ZERO
         };
-        let inertia: f64 = parts()
-            .map(|(mass, center, inertia)| {
+        let inertia: f64 = parts
+            .iter()
+            .map(|&(mass, center, inertia)| {
                 inertia + mass * (center - local_center).length_squared()
             })
             .sum();

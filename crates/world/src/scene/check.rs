@@ -5,7 +5,7 @@
 //! the shape constructors decide what is valid; this module adds only what
 //! is particular to scenes and translates their errors into paths.
 
-use carom_shapes::{ShapeError, ShapeKind};
+use carom_shapes::{Shape, ShapeError, ShapeKind};
 use glam::Vec2;
 
 use super::spec::{BodySpec, GridSpec, Scene, ShapeSpec};
@@ -73,30 +73,33 @@ fn check_body(path: &str, body: &BodySpec) -> Result<(), Problem> {
     body.body_def(body.position)
         .validate()
         .map_err(|e| Problem::from_world(path, e))?;
+    let mut built = Vec::with_capacity(body.shapes.len());
     for (index, shape) in body.shapes.iter().enumerate() {
         let place = || format!("{path}.shapes[{index}]");
-        let built = shape
+        let one = shape
             .build()
             .map_err(|e| Problem::new(place(), shape_message(shape, e)))?;
-        check_reach(&built).map_err(|e| match e {
+        check_reach(&one).map_err(|e| match e {
             WorldError::Invalid { message, .. } => {
                 Problem::new(place(), format!("{} {message}", shape_name(shape.kind())))
             }
             other => Problem::new(place(), other.to_string()),
         })?;
+        built.push((one, body.material.density));
     }
     Material::from(body.material)
         .validate()
         .map_err(|e| Problem::from_world(path, e))?;
     if body.kind == BodyKind::Dynamic {
-        check_has_mass(path, body)?;
+        check_has_mass(path, body, &built)?;
     }
     Ok(())
 }
 
 /// A dynamic body without mass could not respond to anything; the world
 /// would have to invent a mass for it, so the scene is refused instead.
-fn check_has_mass(path: &str, body: &BodySpec) -> Result<(), Problem> {
+/// `built` holds the body's shapes, each with the body's density.
+fn check_has_mass(path: &str, body: &BodySpec, built: &[(Shape, f32)]) -> Result<(), Problem> {
     if body.shapes.iter().all(|s| s.kind() == ShapeKind::Segment) {
         return Err(Problem::new(
             path,
@@ -110,11 +113,7 @@ fn check_has_mass(path: &str, body: &BodySpec) -> Result<(), Problem> {
             "a dynamic body needs mass, but the density is 0",
         ));
     }
-    // The shapes were built once already, by `check_body`.
-    let density = body.material.density;
-    let shapes = body.shapes.iter().filter_map(|s| s.build().ok());
-    let shapes: Vec<_> = shapes.map(|shape| (shape, density)).collect();
-    BodyMass::of(&shapes)
+    BodyMass::of(built)
         .check_dynamic()
         .map_err(|e| Problem::from_world(path, e))
 }

@@ -205,7 +205,7 @@ impl World {
             last => self.colliders[last as usize].next_shape = collider_index,
         }
         owner.last_shape = collider_index;
-        self.set_mass(body_index, mass);
+        self.set_mass(body_index, mass, &shapes);
         self.static_version += 1;
         Ok(handle)
     }
@@ -447,29 +447,26 @@ impl World {
     }
 
     /// Gives a body the mass properties of its shapes, `mass`, and the
-    /// extents the step reads. A dynamic body whose shapes have no mass
-    /// (segments, or zero density) gets 1 kg and does not rotate.
-    fn set_mass(&mut self, body_index: usize, mass: BodyMass) {
-        let body = &self.bodies[body_index];
+    /// extents the step reads, from `shapes` (all of its shapes, each with
+    /// its density). A dynamic body whose shapes have no mass (segments, or
+    /// zero density) gets 1 kg and does not rotate.
+    fn set_mass(&mut self, body_index: usize, mass: BodyMass, shapes: &[(Shape, f32)]) {
         let BodyMass {
             mass,
             local_center,
             inertia,
             ..
         } = mass;
-        let shapes: Vec<Shape> = shape_list(&self.colliders, body.first_shape)
-            .map(|c| self.colliders[c as usize].shape)
-            .collect();
         let body = &mut self.bodies[body_index];
         body.local_center = local_center;
         body.center = body.transform.apply(local_center);
         body.min_extent = shapes
             .iter()
-            .map(|s| s.min_extent())
+            .map(|(s, _)| s.min_extent())
             .fold(f32::INFINITY, f32::min);
         body.max_extent = shapes
             .iter()
-            .map(|s| s.max_extent(local_center))
+            .map(|(s, _)| s.max_extent(local_center))
             .fold(0.0, f32::max);
         if body.kind != BodyKind::Dynamic {
             body.mass = mass;
