@@ -46,13 +46,13 @@ pub(crate) fn on_ray(t: f32) -> bool {
 /// component of `d`: `s` is the same, and `t` is `m` times smaller.
 pub(crate) fn segment_crossing(ray: &Ray, p: Vec2, q: Vec2) -> Option<f32> {
     let e = q - p;
-    let m = if ray.translation.perp_dot(e).is_finite() {
-        1.0
-    } else {
-        ray.translation.abs().max_element()
-    };
-    let d = ray.translation / m;
-    let denom = d.perp_dot(e);
+    let (mut d, mut m) = (ray.translation, 1.0);
+    let mut denom = d.perp_dot(e);
+    if !denom.is_finite() {
+        m = d.abs().max_element();
+        d /= m;
+        denom = d.perp_dot(e);
+    }
     if denom == 0.0 {
         return None;
     }
